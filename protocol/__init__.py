@@ -1,0 +1,1 @@
+"""What every party shares: cards, melds, scoring, the wire messages and their codec."""

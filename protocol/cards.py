@@ -1,0 +1,108 @@
+"""Card notation, values and the deck.
+
+A card is written rank then suit: ranks ``A 2 3 4 5 6 7 8 9 T J Q K``, suits ``C D H S``
+(``AS``, ``TD``, ``7H``, ``KC``). Internally a card is an index ``suit * 13 + rank`` (rank 0 is
+the ace), and a hand is a 52-bit mask of those indices: each suit is a contiguous 13-bit field,
+which the meld solver relies on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+RANKS = "A23456789TJQK"
+SUITS = "CDHS"
+DECK_SIZE = 52
+FULL_DECK_MASK = (1 << DECK_SIZE) - 1
+
+#: Card strings in index order: ``DECK[i]`` is the card with index ``i``.
+DECK: tuple[str, ...] = tuple(rank + suit for suit in SUITS for rank in RANKS)
+_INDEX: dict[str, int] = {card: i for i, card in enumerate(DECK)}
+
+
+def card_index(card: str) -> int:
+    """The index of a card string; a clear ``ValueError`` on anything that is not a card."""
+    try:
+        return _INDEX[card]
+    except (KeyError, TypeError):
+        raise ValueError(_explain_bad_card(card)) from None
+
+
+def _explain_bad_card(card: object) -> str:
+    if not isinstance(card, str):
+        return f"a card must be a 2-character string like 'AS', got {card!r}"
+    if len(card) != 2:
+        return f"a card is 2 characters, rank then suit (like 'AS'), got {card!r}"
+    rank, suit = card
+    if rank not in RANKS:
+        return f"bad rank {rank!r} in {card!r}: ranks are {' '.join(RANKS)}"
+    return f"bad suit {suit!r} in {card!r}: suits are {' '.join(SUITS)}"
+
+
+def rank_of(index: int) -> int:
+    """0 for the ace up to 12 for the king."""
+    return index % 13
+
+
+def suit_of(index: int) -> int:
+    """0 clubs, 1 diamonds, 2 hearts, 3 spades."""
+    return index // 13
+
+
+#: Deadwood value by rank: ace 1, 2-10 their number, J Q K 10.
+RANK_VALUES: tuple[int, ...] = tuple(min(rank + 1, 10) for rank in range(13))
+#: Deadwood value by card index.
+INDEX_VALUES: tuple[int, ...] = tuple(RANK_VALUES[rank_of(i)] for i in range(DECK_SIZE))
+
+
+def card_value(card: str) -> int:
+    """Deadwood points of one card."""
+    return INDEX_VALUES[card_index(card)]
+
+
+def parse_cards(cards: str | Iterable[str]) -> list[str]:
+    """Validate cards given as a list of strings or one space-separated string.
+
+    Raises ``ValueError`` naming the offending card on anything malformed or duplicated.
+    """
+    items = cards.split() if isinstance(cards, str) else list(cards)
+    seen: set[str] = set()
+    for card in items:
+        card_index(card)
+        if card in seen:
+            raise ValueError(f"duplicate card {card!r}")
+        seen.add(card)
+    return items
+
+
+def to_mask(cards: str | Iterable[str]) -> int:
+    """The 52-bit mask of validated, distinct cards."""
+    mask = 0
+    for card in parse_cards(cards):
+        mask |= 1 << _INDEX[card]
+    return mask
+
+
+def iter_indices(mask: int) -> Iterator[int]:
+    """Card indices set in a mask, in ascending order."""
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+def from_mask(mask: int) -> tuple[str, ...]:
+    """Card strings of a mask in index order (suit, then rank)."""
+    if mask < 0 or mask > FULL_DECK_MASK:
+        raise ValueError(f"not a 52-card mask: {mask:#x}")
+    return tuple(DECK[i] for i in iter_indices(mask))
+
+
+def mask_points(mask: int) -> int:
+    """Sum of the deadwood values of the cards in a mask."""
+    return sum(INDEX_VALUES[i] for i in iter_indices(mask))
+
+
+def sort_cards(cards: Iterable[str]) -> tuple[str, ...]:
+    """Cards in canonical order: by suit (C D H S), then rank (A to K)."""
+    return tuple(sorted(cards, key=card_index))
