@@ -33,7 +33,7 @@ def _explain_bad_card(card: object) -> str:
         return f"a card must be a 2-character string like 'AS', got {card!r}"
     if len(card) != 2:
         return f"a card is 2 characters, rank then suit (like 'AS'), got {card!r}"
-    rank, suit = card
+    rank, suit = card[0], card[1]
     if rank not in RANKS:
         return f"bad rank {rank!r} in {card!r}: ranks are {' '.join(RANKS)}"
     return f"bad suit {suit!r} in {card!r}: suits are {' '.join(SUITS)}"

@@ -73,19 +73,18 @@ def score_hand(knocker_cards: Iterable[str], defender_cards: Iterable[str]) -> H
         )
     defence = best_layoffs(arrangement.melds, defender)
     difference = defence.deadwood_points - arrangement.deadwood_points
-    common = {
-        "knocker_deadwood": arrangement.deadwood_points,
-        "defender_deadwood": defence.deadwood_points,
-        "knocker_melds": arrangement.melds,
-        "knocker_deadwood_cards": arrangement.deadwood,
-        "defender_melds": defence.arrangement.melds,
-        "defender_deadwood_cards": defence.arrangement.deadwood,
-        "layoffs": defence.layoffs,
-    }
-    if difference > 0:
-        return HandResult(kind="knock", winner="knocker", points=difference, **common)
+    knocker_wins = difference > 0
     return HandResult(
-        kind="undercut", winner="defender", points=UNDERCUT_BONUS - difference, **common
+        kind="knock" if knocker_wins else "undercut",
+        winner="knocker" if knocker_wins else "defender",
+        points=difference if knocker_wins else UNDERCUT_BONUS - difference,
+        knocker_deadwood=arrangement.deadwood_points,
+        defender_deadwood=defence.deadwood_points,
+        knocker_melds=arrangement.melds,
+        knocker_deadwood_cards=arrangement.deadwood,
+        defender_melds=defence.arrangement.melds,
+        defender_deadwood_cards=defence.arrangement.deadwood,
+        layoffs=defence.layoffs,
     )
 
 
