@@ -1,0 +1,57 @@
+"""The pure, synchronous Gin Rummy engine: deal, turns, knock, gin, dead hand and match.
+
+``new_match(seed)`` gives the first state; ``legal_actions(state, seat)`` lists what a seat may
+do; ``apply(state, seat, action)`` returns the next state and the events. No I/O, no clock, no
+global random: the seed and the generator's state live in the ``GameState``.
+"""
+
+from server.engine.actions import ACTION_KINDS, CARD_KINDS, Action
+from server.engine.deal import new_match
+from server.engine.errors import (
+    CannotDiscardTakenCard,
+    CardNotInHand,
+    IllegalAction,
+    KnockTooHigh,
+    MalformedAction,
+    MatchOver,
+    NoSuchSeat,
+    NotGin,
+    NotYourTurn,
+    UnknownAction,
+    WrongPhase,
+)
+from server.engine.events import Event, deal_event, hand_over_event
+from server.engine.notation import from_text, to_text
+from server.engine.rules import DEAD_HAND_STOCK, DISCARD_DRAW_CAP, apply, legal_actions
+from server.engine.state import GameState, HandRecord, Move, Phase
+
+__all__ = [
+    "ACTION_KINDS",
+    "CARD_KINDS",
+    "DEAD_HAND_STOCK",
+    "DISCARD_DRAW_CAP",
+    "Action",
+    "CannotDiscardTakenCard",
+    "CardNotInHand",
+    "Event",
+    "GameState",
+    "HandRecord",
+    "IllegalAction",
+    "KnockTooHigh",
+    "MalformedAction",
+    "MatchOver",
+    "Move",
+    "NoSuchSeat",
+    "NotGin",
+    "NotYourTurn",
+    "Phase",
+    "UnknownAction",
+    "WrongPhase",
+    "apply",
+    "deal_event",
+    "from_text",
+    "hand_over_event",
+    "legal_actions",
+    "new_match",
+    "to_text",
+]

@@ -1,0 +1,24 @@
+"""Prometheus metrics of one server process (served at ``/metrics``)."""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+REGISTRY = CollectorRegistry(auto_describe=True)
+
+CONNECTIONS = Gauge(
+    "gin_connections", "Open websocket connections on this process", registry=REGISTRY
+)
+ROOMS = Gauge("gin_rooms_active", "Rooms in play (all processes, from Redis)", registry=REGISTRY)
+ACTIONS = Counter("gin_actions_total", "Game actions applied, by kind", ["kind"], registry=REGISTRY)
+ERRORS = Counter(
+    "gin_errors_total", "Error replies sent, by error code", ["code"], registry=REGISTRY
+)
+FRAMES_IN = Counter("gin_frames_in_total", "Websocket frames received", registry=REGISTRY)
+FRAMES_OUT = Counter("gin_frames_out_total", "Websocket frames sent", registry=REGISTRY)
+ACTION_LATENCY = Histogram(
+    "gin_action_latency_seconds",
+    "From receiving an act frame to its commit in Redis and the ack being sent",
+    buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0),
+    registry=REGISTRY,
+)

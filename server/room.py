@@ -1,0 +1,366 @@
+"""A room: two seats, who sits in them, and the match they play. Pure: no I/O, no clock.
+
+Every operation returns the new room and the full-information events it caused; the caller
+stores both atomically and only then tells anyone. Times are passed in (seconds since the epoch).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from protocol.cards import card_index, to_mask
+from protocol.melds import min_deadwood_mask
+from protocol.scoring import MatchRules
+from server.engine import Action, GameState, Phase, apply, deal_event, legal_actions, new_match
+from server.engine.events import Event
+from server.engine.views import game_view
+
+RoomMode = Literal["ai", "private", "quick"]
+ROOM_MODES = ("ai", "private", "quick")
+AI_LEVELS = ("easy", "normal", "hard")
+ROOM_FORMAT = 1
+
+
+class RoomError(ValueError):
+    """A room operation that cannot happen; ``code`` is the wire error code."""
+
+    code = "invalid_argument"
+
+
+class RoomFull(RoomError):
+    code = "room_full"
+
+
+class NotAPlayer(RoomError):
+    code = "not_a_player"
+
+
+class RoomClosed(RoomError):
+    code = "illegal_action"
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """One seat: the player bound to it (by id), the name shown, and its AI level if any."""
+
+    player: str | None = None
+    name: str | None = None
+    ai: str | None = None
+
+    @property
+    def open(self) -> bool:
+        return self.player is None and self.ai is None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"player": self.player, "name": self.name, "ai": self.ai}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Seat:
+        return cls(player=data["player"], name=data["name"], ai=data["ai"])
+
+
+@dataclass(frozen=True, slots=True)
+class Room:
+    id: str
+    mode: str
+    seats: tuple[Seat, Seat]
+    status: Literal["waiting", "playing", "finished"]
+    rules: MatchRules
+    turn_seconds: int
+    seed: int
+    created_at: float
+    invite: str | None = None
+    game: GameState | None = None
+    turn_deadline: float | None = None
+    hand_log: tuple[Event, ...] = ()
+    hand_ids: tuple[str, ...] = ()
+    forfeit: int | None = None
+    rematch: tuple[bool, bool] = (False, False)
+    next_room: str | None = None
+
+    # --- queries ------------------------------------------------------------------------------
+
+    def seat_of(self, player_id: str) -> int | None:
+        for index, seat in enumerate(self.seats):
+            if seat.player == player_id:
+                return index
+        return None
+
+    @property
+    def winner(self) -> int | None:
+        if self.forfeit is not None:
+            return 1 - self.forfeit
+        return self.game.winner if self.game is not None else None
+
+    # --- plain data ---------------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": ROOM_FORMAT,
+            "id": self.id,
+            "mode": self.mode,
+            "seats": [seat.to_dict() for seat in self.seats],
+            "status": self.status,
+            "rules": self.rules.to_dict(),
+            "turn_seconds": self.turn_seconds,
+            "seed": self.seed,
+            "created_at": self.created_at,
+            "invite": self.invite,
+            "game": self.game.to_dict() if self.game is not None else None,
+            "turn_deadline": self.turn_deadline,
+            "hand_log": list(self.hand_log),
+            "hand_ids": list(self.hand_ids),
+            "forfeit": self.forfeit,
+            "rematch": list(self.rematch),
+            "next_room": self.next_room,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Room:
+        if data.get("format") != ROOM_FORMAT:
+            raise ValueError(f"unsupported room format {data.get('format')!r}")
+        seats = [Seat.from_dict(seat) for seat in data["seats"]]
+        game = data["game"]
+        rematch = data["rematch"]
+        return cls(
+            id=data["id"],
+            mode=data["mode"],
+            seats=(seats[0], seats[1]),
+            status=data["status"],
+            rules=MatchRules.from_dict(data["rules"]),
+            turn_seconds=data["turn_seconds"],
+            seed=data["seed"],
+            created_at=data["created_at"],
+            invite=data["invite"],
+            game=GameState.from_dict(game) if game is not None else None,
+            turn_deadline=data["turn_deadline"],
+            hand_log=tuple(data["hand_log"]),
+            hand_ids=tuple(data["hand_ids"]),
+            forfeit=data["forfeit"],
+            rematch=(bool(rematch[0]), bool(rematch[1])),
+            next_room=data["next_room"],
+        )
+
+
+# --- operations ---------------------------------------------------------------------------------
+
+
+def create_room(
+    *,
+    room_id: str,
+    mode: str,
+    creator: Seat,
+    seed: int,
+    now: float,
+    rules: MatchRules | None = None,
+    level: str | None = None,
+    turn_seconds: int = 0,
+    invite: str | None = None,
+    opponent: Seat | None = None,
+) -> tuple[Room, list[Event]]:
+    """A new room with the creator in seat 0. An AI room seats the AI in seat 1 and deals at
+    once; a quick-match room is created with both players and deals at once."""
+    if mode not in ROOM_MODES:
+        raise RoomError(f"room mode must be one of {', '.join(ROOM_MODES)}, got {mode!r}")
+    if mode == "ai":
+        if level not in AI_LEVELS:
+            raise RoomError(f"AI level must be one of {', '.join(AI_LEVELS)}, got {level!r}")
+        opponent = Seat(ai=level, name=f"AI ({level})")
+    elif level is not None:
+        raise RoomError("only an AI room has a level")
+    room = Room(
+        id=room_id,
+        mode=mode,
+        seats=(creator, opponent or Seat()),
+        status="waiting",
+        rules=rules or MatchRules(),
+        turn_seconds=turn_seconds,
+        seed=seed,
+        created_at=now,
+        invite=invite,
+    )
+    events: list[Event] = [{"type": "room", "status": "waiting", "seats": _public_seats(room)}]
+    if not room.seats[1].open:
+        room, started = _start(room, now)
+        events.extend(started)
+    return room, events
+
+
+def join(room: Room, player: Seat, now: float) -> tuple[Room, list[Event], int]:
+    """Seat a player in the open seat (or return the seat they already hold)."""
+    if player.player is None:
+        raise RoomError("a joining player needs an id")
+    existing = room.seat_of(player.player)
+    if existing is not None:
+        return room, [], existing
+    if room.status != "waiting" or not room.seats[1].open:
+        raise RoomFull(f"room {room.id} has no open seat")
+    room = replace(room, seats=(room.seats[0], player))
+    events: list[Event] = [{"type": "room", "status": "joined", "seats": _public_seats(room)}]
+    room, started = _start(room, now)
+    return room, [*events, *started], 1
+
+
+def bind_ai_seat(room: Room, seat: int, player_id: str) -> tuple[Room, list[Event]]:
+    """Bind an AI seat to the worker that took its request (a later worker may take it over)."""
+    if room.seats[seat].ai is None:
+        raise NotAPlayer(f"seat {seat} of room {room.id} is not an AI seat")
+    seats = list(room.seats)
+    seats[seat] = replace(seats[seat], player=player_id)
+    return replace(room, seats=(seats[0], seats[1])), []
+
+
+def act(room: Room, seat: int, action: Action, now: float) -> tuple[Room, list[Event]]:
+    """Apply a game action. Raises the engine's ``IllegalAction`` (the room is unchanged)."""
+    if room.status != "playing" or room.game is None:
+        raise RoomClosed(f"room {room.id} is {room.status}: no game in play")
+    game, events = apply(room.game, seat, action)
+    log = room.hand_log + tuple(events)
+    if action.kind == "next_hand":
+        log = tuple(events)
+    status: Literal["waiting", "playing", "finished"] = (
+        "finished" if game.phase is Phase.MATCH_OVER else "playing"
+    )
+    room = replace(room, game=game, hand_log=log, status=status)
+    return replace(room, turn_deadline=_deadline(room, now)), events
+
+
+def hand_record(room: Room) -> dict[str, Any] | None:
+    """The replay record of the hand that just ended (all cards shown), or None mid-hand."""
+    game = room.game
+    if game is None or game.phase not in (Phase.HAND_OVER, Phase.MATCH_OVER):
+        return None
+    return {
+        "id": hand_id(room.id, game.hand_number),
+        "room": room.id,
+        "hand": game.hand_number,
+        "players": [seat.name for seat in room.seats],
+        "dealer": game.dealer,
+        "events": list(room.hand_log),
+    }
+
+
+def hand_id(room_id: str, hand_number: int) -> str:
+    return f"{room_id}-{hand_number}"
+
+
+def leave(room: Room, seat: int, now: float) -> tuple[Room, list[Event]]:
+    """A player leaves: a waiting room closes; a match in play is forfeited to the opponent."""
+    if room.status == "finished":
+        return room, []
+    if room.status == "waiting":
+        room = replace(room, status="finished", turn_deadline=None)
+        return room, [{"type": "room", "status": "closed", "seats": _public_seats(room)}]
+    room = replace(room, status="finished", forfeit=seat, turn_deadline=None)
+    return room, [{"type": "forfeit", "seat": seat, "winner": 1 - seat}]
+
+
+def request_rematch(room: Room, seat: int, next_room: str) -> tuple[Room, list[Event]]:
+    """Ask for a rematch after the match; when both players asked (an AI seat always agrees),
+    ``next_room`` is the id the new match gets."""
+    if room.status != "finished":
+        raise RoomClosed("a rematch is offered only when the match is over")
+    wants = list(room.rematch)
+    wants[seat] = True
+    for index, other in enumerate(room.seats):
+        if other.ai is not None:
+            wants[index] = True
+    room = replace(room, rematch=(wants[0], wants[1]))
+    if not all(wants):
+        return room, [{"type": "rematch", "seat": seat, "room": None}]
+    room = replace(room, next_room=room.next_room or next_room)
+    return room, [{"type": "rematch", "seat": seat, "room": room.next_room}]
+
+
+def rematch_room(old: Room, room_id: str, seed: int, now: float) -> tuple[Room, list[Event]]:
+    """The new room of a rematch: the same players and rules, seats kept."""
+    room = Room(
+        id=room_id,
+        mode=old.mode,
+        seats=old.seats,
+        status="waiting",
+        rules=old.rules,
+        turn_seconds=old.turn_seconds,
+        seed=seed,
+        created_at=now,
+    )
+    room, events = _start(room, now)
+    return room, [{"type": "room", "status": "rematch", "seats": _public_seats(room)}, *events]
+
+
+def expire_turn(room: Room, now: float) -> tuple[Room, list[Event]] | None:
+    """When the turn clock ran out, play the waiting seat's default move: pass an upcard
+    offer, draw from the stock, or discard the card that leaves the least deadwood (no knock).
+    None when no clock is due."""
+    game = room.game
+    if room.turn_deadline is None or now < room.turn_deadline or game is None:
+        return None
+    seat = game.turn
+    if seat is None:
+        return None
+    return act(room, seat, default_action(game, seat), now)
+
+
+def default_action(game: GameState, seat: int) -> Action:
+    choices = legal_actions(game, seat)
+    kinds = {action.kind for action in choices}
+    for kind in ("pass", "draw_stock"):
+        if kind in kinds:
+            return Action(kind)
+    discards = [action for action in choices if action.kind == "discard"]
+    if discards:
+        hand = to_mask(game.hands[seat])
+        return min(
+            discards,
+            key=lambda a: (
+                min_deadwood_mask(hand & ~to_mask([a.card or ""])),
+                card_index(a.card or ""),
+            ),
+        )
+    return choices[0]
+
+
+def _start(room: Room, now: float) -> tuple[Room, list[Event]]:
+    game = new_match(room.seed, room.rules)
+    deal = deal_event(game)
+    room = replace(room, status="playing", game=game, hand_log=(deal,))
+    room = replace(room, turn_deadline=_deadline(room, now))
+    return room, [{"type": "room", "status": "playing", "seats": _public_seats(room)}, deal]
+
+
+def _deadline(room: Room, now: float) -> float | None:
+    game = room.game
+    if not room.turn_seconds or game is None or game.turn is None:
+        return None
+    return now + room.turn_seconds
+
+
+def _public_seats(room: Room) -> list[dict[str, Any]]:
+    return [{"name": seat.name, "ai": seat.ai, "open": seat.open} for seat in room.seats]
+
+
+def room_view(
+    room: Room, seat: int | None, connected: tuple[bool, bool] | None = None
+) -> dict[str, Any]:
+    """The room as one seat (or a spectator, ``None``) sees it, with that recipient's game view."""
+    view: dict[str, Any] = {
+        "room": room.id,
+        "mode": room.mode,
+        "status": room.status,
+        "seats": _public_seats(room),
+        "seat": seat,
+        "turn_seconds": room.turn_seconds,
+        "turn_deadline": room.turn_deadline,
+        "forfeit": room.forfeit,
+        "winner": room.winner,
+        "rematch": list(room.rematch),
+        "next_room": room.next_room,
+        "game": game_view(room.game, seat) if room.game is not None else None,
+    }
+    if connected is not None:
+        view["connected"] = list(connected)
+    if seat is not None and room.invite is not None:
+        view["invite"] = room.invite
+    return view

@@ -1,0 +1,79 @@
+"""Server settings, read once from environment variables (documented in the README)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+
+def _int(env: Mapping[str, str], name: str, default: int, minimum: int = 0) -> int:
+    raw = env.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be an integer, got {raw!r}") from None
+    if value < minimum:
+        raise ValueError(f"{name} must be at least {minimum}, got {value}")
+    return value
+
+
+def _float(env: Mapping[str, str], name: str, default: float, minimum: float = 0.0) -> float:
+    raw = env.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be a number, got {raw!r}") from None
+    if value < minimum:
+        raise ValueError(f"{name} must be at least {minimum}, got {value}")
+    return value
+
+
+def _list(env: Mapping[str, str], name: str) -> tuple[str, ...]:
+    return tuple(item.strip() for item in env.get(name, "").split(",") if item.strip())
+
+
+@dataclass(frozen=True)
+class Settings:
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    #: Extra origins allowed to open websockets; the server's own origin is always allowed.
+    allowed_origins: tuple[str, ...] = field(default_factory=tuple)
+    max_frame_bytes: int = 16 * 1024
+    rate_per_second: float = 20.0
+    rate_burst: int = 40
+    idle_timeout_seconds: float = 300.0
+    disconnect_grace_seconds: float = 60.0
+    default_turn_seconds: int = 0
+    hand_retention_seconds: int = 30 * 24 * 3600
+    room_idle_seconds: int = 7 * 24 * 3600
+    event_history: int = 2000
+    log_level: str = "INFO"
+    log_format: str = "json"
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        env = os.environ if env is None else env
+        log_format = env.get("GIN_LOG_FORMAT", "json")
+        if log_format not in ("json", "text"):
+            raise ValueError(f"GIN_LOG_FORMAT must be json or text, got {log_format!r}")
+        return cls(
+            redis_url=env.get("REDIS_URL") or cls.redis_url,
+            allowed_origins=_list(env, "GIN_ALLOWED_ORIGINS"),
+            max_frame_bytes=_int(env, "GIN_MAX_FRAME_BYTES", cls.max_frame_bytes, 256),
+            rate_per_second=_float(env, "GIN_RATE_PER_SECOND", cls.rate_per_second, 0.1),
+            rate_burst=_int(env, "GIN_RATE_BURST", cls.rate_burst, 1),
+            idle_timeout_seconds=_float(env, "GIN_IDLE_TIMEOUT", cls.idle_timeout_seconds, 1.0),
+            disconnect_grace_seconds=_float(
+                env, "GIN_DISCONNECT_GRACE", cls.disconnect_grace_seconds
+            ),
+            default_turn_seconds=_int(env, "GIN_TURN_SECONDS", cls.default_turn_seconds),
+            hand_retention_seconds=_int(env, "GIN_HAND_RETENTION", cls.hand_retention_seconds, 60),
+            room_idle_seconds=_int(env, "GIN_ROOM_IDLE", cls.room_idle_seconds, 60),
+            event_history=_int(env, "GIN_EVENT_HISTORY", cls.event_history, 10),
+            log_level=env.get("GIN_LOG_LEVEL", cls.log_level).upper(),
+            log_format=log_format,
+        )
