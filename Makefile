@@ -31,6 +31,7 @@ contracts: $(STAMP)
 	$(VENV)/bin/lint-imports
 
 pytest: $(STAMP)
+	bash scripts/ensure-redis.sh
 	$(VENV)/bin/pytest
 
 bench: $(STAMP)

@@ -53,6 +53,9 @@ class Settings:
     event_history: int = 2000
     log_level: str = "INFO"
     log_format: str = "json"
+    #: Shared secret of the AI workers: a connection that presents it may take AI seats.
+    ai_worker_key: str | None = None
+    turn_clock_interval: float = 1.0
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -76,4 +79,5 @@ class Settings:
             event_history=_int(env, "GIN_EVENT_HISTORY", cls.event_history, 10),
             log_level=env.get("GIN_LOG_LEVEL", cls.log_level).upper(),
             log_format=log_format,
+            ai_worker_key=env.get("GIN_AI_WORKER_KEY") or None,
         )

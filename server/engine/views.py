@@ -21,6 +21,8 @@ HIDDEN: Event = {"type": "hidden"}
 
 _PUBLIC_MOVES = frozenset({"take_upcard", "pass", "discard", "knock", "gin"})
 _PUBLIC_RESULTS = frozenset({"hand_over", "match_over"})
+#: Room events (seats, forfeits, rematches, turn clock): public, and they name no card.
+_PUBLIC_ROOM_EVENTS = frozenset({"room", "forfeit", "rematch", "timeout"})
 
 
 def game_view(state: GameState, seat: int | None) -> dict[str, Any]:
@@ -89,6 +91,6 @@ def event_for(event: Event, seat: int | None) -> Event:
         if event["source"] == "discard" or event["seat"] == seat:
             return dict(event)
         return {"type": "draw", "seat": event["seat"], "source": event["source"]}
-    if kind in _PUBLIC_MOVES or kind in _PUBLIC_RESULTS:
+    if kind in _PUBLIC_MOVES or kind in _PUBLIC_RESULTS or kind in _PUBLIC_ROOM_EVENTS:
         return dict(event)
     return dict(HIDDEN)

@@ -14,8 +14,8 @@ def hand(melds: str, *extra: str) -> list[str]:
 
 
 def test_knock_scores_the_difference() -> None:
-    knocker = "2C 3C 4C 5S 6S 7S 9D TD JD 3H".split()
-    defender = "AS 2D 5D 7D QH KH 6H 8H TC QC".split()
+    knocker = ["2C", "3C", "4C", "5S", "6S", "7S", "9D", "TD", "JD", "3H"]
+    defender = ["AS", "2D", "5D", "7D", "QH", "KH", "6H", "8H", "TC", "QC"]
     result = score_hand(knocker, defender)
     assert result.kind == "knock" and result.winner == "knocker"
     assert result.knocker_deadwood == 3
@@ -26,21 +26,21 @@ def test_knock_scores_the_difference() -> None:
 
 
 def test_knock_at_exactly_ten_is_allowed() -> None:
-    knocker = "2C 3C 4C 5S 6S 7S 9D TD JD KH".split()
-    defender = "AS 2D 5D 7D QH 3H 6H 8H TC QC".split()
+    knocker = ["2C", "3C", "4C", "5S", "6S", "7S", "9D", "TD", "JD", "KH"]
+    defender = ["AS", "2D", "5D", "7D", "QH", "3H", "6H", "8H", "TC", "QC"]
     assert score_hand(knocker, defender).knocker_deadwood == 10
 
 
 def test_knock_at_eleven_is_refused() -> None:
-    knocker = "2C 3C 4C 5S 6S 7S AH 3H 2D 5D".split()
-    defender = "AS 2S 5C 7D QH KH 6H 8H TC QC".split()
+    knocker = ["2C", "3C", "4C", "5S", "6S", "7S", "AH", "3H", "2D", "5D"]
+    defender = ["AS", "2S", "5C", "7D", "QH", "KH", "6H", "8H", "TC", "QC"]
     with pytest.raises(ValueError, match="cannot knock with 11 deadwood points"):
         score_hand(knocker, defender)
 
 
 def test_gin_scores_25_plus_defender_deadwood() -> None:
-    knocker = "2C 3C 4C 5S 6S 7S 8S 9D TD JD".split()
-    defender = "AS 2D 5D 7D QH KH 6H 8H TC QC".split()
+    knocker = ["2C", "3C", "4C", "5S", "6S", "7S", "8S", "9D", "TD", "JD"]
+    defender = ["AS", "2D", "5D", "7D", "QH", "KH", "6H", "8H", "TC", "QC"]
     result = score_hand(knocker, defender)
     assert result.kind == "gin" and result.winner == "knocker"
     assert result.points == 25 + result.defender_deadwood
@@ -48,9 +48,9 @@ def test_gin_scores_25_plus_defender_deadwood() -> None:
 
 
 def test_no_layoffs_against_gin() -> None:
-    knocker = "2C 3C 4C 5S 6S 7S 8S 9D TD JD".split()
+    knocker = ["2C", "3C", "4C", "5S", "6S", "7S", "8S", "9D", "TD", "JD"]
     # 5C, 9S, 4S, 8D and QD would all lay off against a knock.
-    defender = "5C 9S 4S 8D QD KH AH 3H 7H 9H".split()
+    defender = ["5C", "9S", "4S", "8D", "QD", "KH", "AH", "3H", "7H", "9H"]
     result = score_hand(knocker, defender)
     assert result.kind == "gin"
     assert result.layoffs == ()
@@ -58,8 +58,8 @@ def test_no_layoffs_against_gin() -> None:
 
 
 def test_layoffs_count_against_a_knock() -> None:
-    knocker = "2C 3C 4C 5S 6S 7S 9D TD JD AH".split()
-    defender = "5C 8S 9S 8D QD KH 2H 4H 7H 9H".split()
+    knocker = ["2C", "3C", "4C", "5S", "6S", "7S", "9D", "TD", "JD", "AH"]
+    defender = ["5C", "8S", "9S", "8D", "QD", "KH", "2H", "4H", "7H", "9H"]
     result = score_hand(knocker, defender)
     laid = {layoff.card for layoff in result.layoffs}
     assert laid == {"5C", "8S", "9S", "8D", "QD"}
@@ -68,8 +68,8 @@ def test_layoffs_count_against_a_knock() -> None:
 
 
 def test_undercut_on_a_tie_scores_25() -> None:
-    knocker = "2C 3C 4C 5S 6S 7S 9D TD JD 5H".split()
-    defender = "AS AD AH KC KD KH QC QD QS 5D".split()
+    knocker = ["2C", "3C", "4C", "5S", "6S", "7S", "9D", "TD", "JD", "5H"]
+    defender = ["AS", "AD", "AH", "KC", "KD", "KH", "QC", "QD", "QS", "5D"]
     result = score_hand(knocker, defender)
     assert (result.knocker_deadwood, result.defender_deadwood) == (5, 5)
     assert result.kind == "undercut" and result.winner == "defender"
@@ -77,8 +77,8 @@ def test_undercut_on_a_tie_scores_25() -> None:
 
 
 def test_undercut_scores_difference_plus_25() -> None:
-    knocker = "2C 3C 4C 5S 6S 7S 9D TD JD 8H".split()
-    defender = "AS AD AH KC KD KH QC QD QS 3D".split()
+    knocker = ["2C", "3C", "4C", "5S", "6S", "7S", "9D", "TD", "JD", "8H"]
+    defender = ["AS", "AD", "AH", "KC", "KD", "KH", "QC", "QD", "QS", "3D"]
     result = score_hand(knocker, defender)
     assert (result.knocker_deadwood, result.defender_deadwood) == (8, 3)
     assert result.kind == "undercut"
@@ -88,8 +88,8 @@ def test_undercut_scores_difference_plus_25() -> None:
 def test_knocker_tie_break_takes_the_arrangement_worst_for_the_defender() -> None:
     # 2H joins the twos (leaving AH 3H) or the run AH 2H 3H (leaving 2C 2D): 4 points either
     # way. Against the set the defender lays off 2S; against the run nothing: the run is used.
-    knocker = "2C 2D 2H AH 3H 5S 6S 7S 8S 9S".split()
-    defender = "2S 4C 6C 8C TC QD KH 3D 5D 7D".split()
+    knocker = ["2C", "2D", "2H", "AH", "3H", "5S", "6S", "7S", "8S", "9S"]
+    defender = ["2S", "4C", "6C", "8C", "TC", "QD", "KH", "3D", "5D", "7D"]
     result = score_hand(knocker, defender)
     assert result.knocker_deadwood == 4
     assert ("AH", "2H", "3H") in result.knocker_melds

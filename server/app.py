@@ -1,0 +1,153 @@
+"""The Starlette application: HTTP routes, the websocket route, and the process lifecycle."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.routing import Route, WebSocketRoute
+
+from protocol import codec
+from protocol.messages import Reconnect
+from server import keys, logs, metrics
+from server.connection import Connection
+from server.hub import Hub
+from server.service import Service
+from server.settings import Settings
+from server.store import Store
+from server.ws import serve_websocket
+
+log = logging.getLogger(__name__)
+
+WEB_ROOT = Path(__file__).resolve().parent.parent / "client" / "web" / "dist"
+
+PLACEHOLDER_PAGE = """<!doctype html><html lang="en"><meta charset="utf-8">
+<title>Gin Rummy server</title>
+<h1>Gin Rummy server</h1>
+<p>The server is running. The web client is not built yet; the websocket endpoint is
+<code>/ws</code> (see docs/protocol.md), finished hands are at <code>/api/hands</code>.</p>
+"""
+
+
+async def index(request: Request) -> Response:
+    page = WEB_ROOT / "index.html"
+    if page.is_file():
+        return FileResponse(page)
+    return HTMLResponse(PLACEHOLDER_PAGE)
+
+
+async def healthz(request: Request) -> Response:
+    return JSONResponse({"status": "ok"})
+
+
+async def readyz(request: Request) -> Response:
+    store: Store = request.app.state.store
+    try:
+        ready = await asyncio.wait_for(store.ping(), timeout=2.0)
+    except Exception:
+        ready = False
+    if not ready:
+        return JSONResponse({"status": "redis unreachable"}, status_code=503)
+    if request.app.state.draining:
+        return JSONResponse({"status": "shutting down"}, status_code=503)
+    return JSONResponse({"status": "ready"})
+
+
+async def metrics_endpoint(request: Request) -> Response:
+    store: Store = request.app.state.store
+    with contextlib.suppress(Exception):
+        metrics.ROOMS.set(await store.active_room_count())
+    return Response(generate_latest(metrics.REGISTRY), media_type=CONTENT_TYPE_LATEST)
+
+
+async def hand(request: Request) -> Response:
+    """A finished hand with every card shown, for replays (``events`` replay it move by move)."""
+    hand_id = request.path_params["hand_id"]
+    try:
+        keys.check_id(hand_id, "hand id")
+    except ValueError:
+        return JSONResponse({"error": "not_found", "message": "no such hand"}, status_code=404)
+    store: Store = request.app.state.store
+    record = await store.get_hand(hand_id)
+    if record is None:
+        return JSONResponse({"error": "not_found", "message": "no such hand"}, status_code=404)
+    data: Any = codec.unpack(record.blob)
+    data["finished_at"] = record.finished_at
+    return JSONResponse(data)
+
+
+async def hands(request: Request) -> Response:
+    service: Service = request.app.state.service
+    try:
+        limit = max(1, min(100, int(request.query_params.get("limit", "20"))))
+    except ValueError:
+        limit = 20
+    return JSONResponse({"hands": await service.recent_hands(limit)})
+
+
+async def _turn_clock(service: Service, interval: float) -> None:
+    while True:
+        await asyncio.sleep(interval)
+        try:
+            await service.expire_turns()
+        except Exception:
+            log.exception("turn clock failed")
+
+
+def create_app(settings: Settings | None = None) -> Starlette:
+    settings = settings or Settings.from_env()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        logs.configure(settings.log_level, settings.log_format)
+        store = await Store.connect(settings.redis_url)
+        feed = store.feed()
+        await feed.start()
+        hub = Hub(store, feed)
+        hub.start()
+        service = Service(store, hub, settings)
+        app.state.settings = settings
+        app.state.store = store
+        app.state.service = service
+        app.state.connections = set()
+        app.state.draining = False
+        clock = asyncio.create_task(_turn_clock(service, settings.turn_clock_interval))
+        log.info("server ready", extra={"redis": settings.redis_url})
+        try:
+            yield
+        finally:
+            app.state.draining = True
+            clock.cancel()
+            await _tell_clients_to_reconnect(app.state.connections)
+            await hub.stop()
+            await feed.close()
+            await store.close()
+            log.info("server stopped")
+
+    return Starlette(
+        routes=[
+            Route("/", index),
+            Route("/healthz", healthz),
+            Route("/readyz", readyz),
+            Route("/metrics", metrics_endpoint),
+            Route("/api/hands", hands),
+            Route("/api/hands/{hand_id}", hand),
+            WebSocketRoute("/ws", serve_websocket),
+        ],
+        lifespan=lifespan,
+    )
+
+
+async def _tell_clients_to_reconnect(connections: set[Connection]) -> None:
+    for conn in list(connections):
+        conn.send(Reconnect(reason="server shutting down", retry_ms=500))
+        conn.bye("going_away", "server shutting down; reconnect and resume")
+    await asyncio.gather(*(conn.drain_and_stop() for conn in list(connections)))

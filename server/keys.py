@@ -1,0 +1,221 @@
+"""Every Redis key and channel name, in one place.
+
+All keys of a room share the hash tag ``{room:ID}``, so a room's keys live in one slot and
+its Lua scripts run unchanged on Redis Cluster. The quick-match keys share ``{quickmatch}``
+for the same reason (one script touches both).
+
+=========================  ===========  ======================================================
+key                        type         holds
+=========================  ===========  ======================================================
+``{room:ID}:room``         string       the room blob (encoded by the caller)
+``{room:ID}:version``      string       the room's version = its last sequence number
+``{room:ID}:events``       stream       one entry per sequence number: ``seq``, ``change``;
+                                        entry id ``<seq>-1``
+``{room:ID}:requests``     sorted set   request keys already applied, scored by expiry (ms)
+``{room:ID}:channel``      pub/sub      one message per commit (see ``server.store.feed``)
+``player:ID``              hash         ``token_hash``, ``name``, ``created``, ``stat:NAME``
+``invite:CODE``            string       room id, with a TTL
+``{quickmatch}:queue``     sorted set   waiting player ids, scored by join time (ms)
+``{quickmatch}:rooms``     hash         waiting player id -> the room they wait in
+``rooms:active``           sorted set   room ids, scored by creation time (ms)
+``hand:ID``                hash         ``room``, ``finished``, ``blob``; with a TTL
+``hands:recent``           sorted set   hand ids, scored by finish time (unix seconds)
+``ai:requests``            stream       AI seat requests: ``room``, ``seat``, ``level``;
+                                        consumer group ``ai-workers``
+``feed:ID``                pub/sub      a feed's own channel (keeps its connection busy)
+=========================  ===========  ======================================================
+
+Every id is checked before it becomes part of a key: 1 to 64 characters among ``A-Z a-z 0-9
+_ -``. No braces, colons, spaces or glob characters can reach a key name, so an id can neither
+escape its hash tag nor name another key.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+__all__ = [
+    "AI_WORKERS_GROUP",
+    "ID_MAX_LENGTH",
+    "InvalidId",
+    "RoomKeys",
+    "ai_requests",
+    "check_id",
+    "feed_channel",
+    "hand",
+    "hands_recent",
+    "invite",
+    "player",
+    "quickmatch_queue",
+    "quickmatch_rooms",
+    "room",
+    "room_channel",
+    "room_events",
+    "room_id_from_channel",
+    "room_keys",
+    "room_requests",
+    "room_version",
+    "rooms_active",
+    "stat_field",
+    "stat_name",
+]
+
+ID_MAX_LENGTH = 64
+AI_WORKERS_GROUP = "ai-workers"
+"""Consumer group of the ``ai:requests`` stream."""
+
+_ID = re.compile(rf"[A-Za-z0-9_-]{{1,{ID_MAX_LENGTH}}}")
+_STAT = re.compile(r"[a-z][a-z0-9_]{0,31}")
+_STAT_PREFIX = "stat:"
+_ROOM_CHANNEL = re.compile(rf"\{{room:([A-Za-z0-9_-]{{1,{ID_MAX_LENGTH}}})\}}:channel")
+
+
+class InvalidId(ValueError):
+    """An id that may not become part of a Redis key."""
+
+
+def check_id(value: object, what: str = "id") -> str:
+    """Return ``value`` if it is a valid id (1-64 of ``A-Z a-z 0-9 _ -``), else raise InvalidId."""
+    if not isinstance(value, str) or _ID.fullmatch(value) is None:
+        raise InvalidId(f"invalid {what}: {value!r} (1-{ID_MAX_LENGTH} of A-Z a-z 0-9 _ -)")
+    return value
+
+
+# -- rooms ---------------------------------------------------------------------------------
+
+
+def _room_tag(room_id: str) -> str:
+    return "{room:" + check_id(room_id, "room id") + "}"
+
+
+def room(room_id: str) -> str:
+    """``{room:ID}:room``: the room blob."""
+    return _room_tag(room_id) + ":room"
+
+
+def room_version(room_id: str) -> str:
+    """``{room:ID}:version``: the room's version (= last sequence number)."""
+    return _room_tag(room_id) + ":version"
+
+
+def room_events(room_id: str) -> str:
+    """``{room:ID}:events``: the room's change stream."""
+    return _room_tag(room_id) + ":events"
+
+
+def room_requests(room_id: str) -> str:
+    """``{room:ID}:requests``: request keys already applied (dedupe)."""
+    return _room_tag(room_id) + ":requests"
+
+
+def room_channel(room_id: str) -> str:
+    """``{room:ID}:channel``: the room's pub/sub channel."""
+    return _room_tag(room_id) + ":channel"
+
+
+def room_id_from_channel(channel: str | bytes) -> str | None:
+    """The room id of a room channel name, or None if ``channel`` is not one."""
+    if isinstance(channel, bytes):
+        try:
+            channel = channel.decode("ascii")
+        except UnicodeDecodeError:
+            return None
+    match = _ROOM_CHANNEL.fullmatch(channel)
+    return match.group(1) if match else None
+
+
+class RoomKeys(NamedTuple):
+    """All keys of one room, in the order the room scripts take them as KEYS."""
+
+    room: str
+    version: str
+    events: str
+    requests: str
+    channel: str
+
+
+def room_keys(room_id: str) -> RoomKeys:
+    """Every key of a room (one hash tag)."""
+    tag = _room_tag(room_id)
+    return RoomKeys(
+        room=tag + ":room",
+        version=tag + ":version",
+        events=tag + ":events",
+        requests=tag + ":requests",
+        channel=tag + ":channel",
+    )
+
+
+def rooms_active() -> str:
+    """``rooms:active``: ids of rooms not finished, scored by creation time (ms)."""
+    return "rooms:active"
+
+
+# -- players -------------------------------------------------------------------------------
+
+
+def player(player_id: str) -> str:
+    """``player:ID``: the player hash."""
+    return "player:" + check_id(player_id, "player id")
+
+
+def stat_field(name: str) -> str:
+    """The player-hash field of the stat ``name`` (``stat:NAME``; NAME is ``[a-z][a-z0-9_]*``)."""
+    if not isinstance(name, str) or _STAT.fullmatch(name) is None:
+        raise InvalidId(f"invalid stat name: {name!r} ([a-z][a-z0-9_]{{0,31}})")
+    return _STAT_PREFIX + name
+
+
+def stat_name(field: str) -> str | None:
+    """The stat name of a player-hash field, or None if the field is not a stat."""
+    if field.startswith(_STAT_PREFIX):
+        return field[len(_STAT_PREFIX) :]
+    return None
+
+
+# -- lobby ---------------------------------------------------------------------------------
+
+
+def invite(code: str) -> str:
+    """``invite:CODE``: the room id an invite code leads to."""
+    return "invite:" + check_id(code, "invite code")
+
+
+def quickmatch_queue() -> str:
+    """``{quickmatch}:queue``: waiting players, scored by join time (ms)."""
+    return "{quickmatch}:queue"
+
+
+def quickmatch_rooms() -> str:
+    """``{quickmatch}:rooms``: waiting player -> the room they wait in."""
+    return "{quickmatch}:rooms"
+
+
+# -- finished hands ------------------------------------------------------------------------
+
+
+def hand(hand_id: str) -> str:
+    """``hand:ID``: a finished hand record."""
+    return "hand:" + check_id(hand_id, "hand id")
+
+
+def hands_recent() -> str:
+    """``hands:recent``: finished hand ids, scored by finish time."""
+    return "hands:recent"
+
+
+# -- AI seats ------------------------------------------------------------------------------
+
+
+def ai_requests() -> str:
+    """``ai:requests``: the AI seat request stream (consumer group ``ai-workers``)."""
+    return "ai:requests"
+
+
+# -- feeds ---------------------------------------------------------------------------------
+
+
+def feed_channel(feed_id: str) -> str:
+    """``feed:ID``: a room feed's own channel."""
+    return "feed:" + check_id(feed_id, "feed id")

@@ -1,0 +1,568 @@
+"""The request handlers: one method per client message type, no transport and no Starlette.
+
+Every request gets exactly one ``ack`` or one ``error``. A change to a room is computed from the
+room as stored, written with one atomic compare-and-set, and only then announced: the ack goes
+to the requester and the update reaches every follower through the hub.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import secrets
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from typing import Any
+
+from protocol import codec
+from protocol import messages as m
+from protocol.messages import ErrorCode
+from protocol.scoring import MatchRules
+from server import identity, metrics
+from server.connection import Connection
+from server.engine import Action, IllegalAction, Phase
+from server.hub import Hub, decode_room, encode_change, encode_room
+from server.room import (
+    Room,
+    RoomError,
+    Seat,
+    act,
+    bind_ai_seat,
+    create_room,
+    expire_turn,
+    hand_record,
+    join,
+    leave,
+    rematch_room,
+    request_rematch,
+)
+from server.settings import Settings
+from server.store import CommitStatus, QuickMatchStatus, Store
+
+log = logging.getLogger(__name__)
+
+SERVER_VERSION = "gin-rummy-server/0.1"
+INVITE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+INVITE_LENGTH = 8
+INVITE_TTL_SECONDS = 7 * 24 * 3600
+#: Retries of a server-initiated change (join, leave, rematch) that lost a compare-and-set race.
+CHANGE_RETRIES = 20
+
+_ENGINE_CODES = {"not_your_turn": ErrorCode.NOT_YOUR_TURN}
+
+
+class RequestFailed(Exception):
+    """Answer the request with this error code and message."""
+
+    def __init__(self, code: ErrorCode, message: str, detail: dict[str, Any] | None = None):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.detail = detail
+
+
+def new_room_id() -> str:
+    return "r" + secrets.token_urlsafe(9)
+
+
+def new_invite_code() -> str:
+    return "".join(secrets.choice(INVITE_ALPHABET) for _ in range(INVITE_LENGTH))
+
+
+def new_seed() -> int:
+    return secrets.randbits(63)
+
+
+Handler = Callable[[Connection, Any], Awaitable[dict[str, Any] | None]]
+
+
+class Service:
+    def __init__(self, store: Store, hub: Hub, settings: Settings) -> None:
+        self.store = store
+        self.hub = hub
+        self.settings = settings
+        self._handlers: dict[type[Any], Handler] = {
+            m.Hello: self.hello,
+            m.SetName: self.set_name,
+            m.CreateRoom: self.create_room,
+            m.JoinRoom: self.join_room,
+            m.QuickMatch: self.quick_match,
+            m.CancelQuickMatch: self.cancel_quick_match,
+            m.Watch: self.watch,
+            m.Resume: self.resume,
+            m.Act: self.act,
+            m.Leave: self.leave,
+            m.Rematch: self.rematch,
+            m.Lobby: self.lobby,
+            m.Stats: self.stats,
+        }
+
+    async def handle(self, conn: Connection, message: m.Message) -> None:
+        """Answer one request: an ack with the handler's result, or an error."""
+        request_id = getattr(message, "id", None)
+        if isinstance(message, m.Ping):
+            conn.send(m.Pong(id=message.id))
+            return
+        handler = self._handlers.get(type(message))
+        if handler is None:
+            conn.error(request_id, ErrorCode.UNKNOWN_TYPE, f"{message.t} is not a request")
+            return
+        if conn.player_id is None and not isinstance(message, m.Hello):
+            conn.error(request_id, ErrorCode.NOT_AUTHENTICATED, "send hello first")
+            return
+        try:
+            result = await handler(conn, message)
+        except RequestFailed as failure:
+            conn.error(request_id, failure.code, failure.message, failure.detail)
+            return
+        except Exception:
+            log.exception("request failed", extra={"type": message.t})
+            conn.error(request_id, ErrorCode.INTERNAL, "internal error; nothing was changed")
+            return
+        if result is not None and request_id is not None:
+            conn.send(m.Ack(id=request_id, result=result))
+        post = getattr(conn, "after_ack", None)
+        if post is not None:
+            conn.after_ack = None  # type: ignore[attr-defined]
+            await post()
+
+    # --- identity -----------------------------------------------------------------------------
+
+    async def hello(self, conn: Connection, message: m.Hello) -> dict[str, Any]:
+        if not m.is_compatible(message.version):
+            raise RequestFailed(
+                ErrorCode.UNSUPPORTED_VERSION,
+                f"this server speaks protocol {m.PROTOCOL_VERSION}, not {message.version}",
+                {"protocol": m.PROTOCOL_VERSION},
+            )
+        if conn.player_id is not None:
+            raise RequestFailed(ErrorCode.INVALID_ARGUMENT, "hello was already sent")
+        token = message.token
+        if token is not None:
+            player_id = identity.token_player_id(token)
+            player = await self.store.get_player(player_id) if player_id else None
+            if player is None or not identity.token_matches(token, player.token_hash):
+                raise RequestFailed(ErrorCode.BAD_TOKEN, "unknown or revoked token")
+            name = player.name
+            if message.name is not None and message.name != name:
+                await self.store.set_player_name(player.player_id, message.name)
+                name = message.name
+            conn.player_id = player.player_id
+        else:
+            player_id = identity.new_player_id()
+            token = identity.new_token(player_id)
+            name = message.name or f"Player {player_id[1:6]}"
+            await self.store.create_player(player_id, identity.hash_token(token), name)
+            conn.player_id = player_id
+        conn.name = name
+        conn.client = message.client
+        if message.worker_key is not None:
+            expected = self.settings.ai_worker_key
+            if expected is None or not hmac.compare_digest(message.worker_key, expected):
+                conn.player_id = None
+                raise RequestFailed(ErrorCode.BAD_TOKEN, "wrong AI worker key")
+            conn.is_worker = True
+        return {
+            "player_id": conn.player_id,
+            "name": name,
+            "token": token,
+            "protocol": m.PROTOCOL_VERSION,
+            "server": SERVER_VERSION,
+        }
+
+    async def set_name(self, conn: Connection, message: m.SetName) -> dict[str, Any]:
+        assert conn.player_id is not None
+        await self.store.set_player_name(conn.player_id, message.name)
+        conn.name = message.name
+        return {"name": message.name}
+
+    # --- rooms --------------------------------------------------------------------------------
+
+    async def create_room(self, conn: Connection, message: m.CreateRoom) -> dict[str, Any]:
+        assert conn.player_id is not None
+        rules = _match_rules(message.rules)
+        turn_seconds = message.turn_seconds
+        if turn_seconds is None:
+            turn_seconds = 0 if message.mode == "ai" else self.settings.default_turn_seconds
+        room_id = new_room_id()
+        invite = new_invite_code() if message.mode == "private" else None
+        room, events = create_room(
+            room_id=room_id,
+            mode=message.mode,
+            creator=Seat(player=conn.player_id, name=conn.name),
+            seed=new_seed(),
+            now=time.time(),
+            rules=rules,
+            level=message.level,
+            turn_seconds=turn_seconds,
+            invite=invite,
+        )
+        await self._create(room, events)
+        if invite is not None:
+            await self.store.put_invite(invite, room_id, INVITE_TTL_SECONDS)
+        if message.mode == "ai" and message.level is not None:
+            await self.store.request_ai_seat(room_id, 1, message.level)
+        await self._follow_from_start(conn, room_id, 0)
+        result: dict[str, Any] = {"room": room_id, "seat": 0}
+        if invite is not None:
+            result["invite"] = invite
+        return result
+
+    async def join_room(self, conn: Connection, message: m.JoinRoom) -> dict[str, Any]:
+        assert conn.player_id is not None
+        room_id = message.room
+        if message.invite is not None:
+            room_id = await self.store.resolve_invite(message.invite.upper())
+            if room_id is None:
+                raise RequestFailed(ErrorCode.NOT_FOUND, "no room has this invite code")
+        assert room_id is not None
+        player = Seat(player=conn.player_id, name=conn.name)
+        seat_box: list[int] = []
+
+        def seat_player(room: Room, now: float) -> tuple[Room, list[dict[str, Any]]]:
+            existing = room.seat_of(player.player or "")
+            if existing is not None:
+                seat_box.append(existing)
+                return room, []
+            if conn.is_worker:
+                for index, seat in enumerate(room.seats):
+                    if seat.ai is not None:
+                        seat_box.append(index)
+                        return bind_ai_seat(room, index, player.player or "")
+            joined, events, taken = join(room, player, now)
+            seat_box.append(taken)
+            return joined, events
+
+        await self._change(room_id, seat_player, actor=None)
+        seat = seat_box[-1]
+        await self._follow_from_start(conn, room_id, seat)
+        return {"room": room_id, "seat": seat}
+
+    async def quick_match(self, conn: Connection, message: m.QuickMatch) -> dict[str, Any]:
+        assert conn.player_id is not None
+        room_id = new_room_id()
+        room, events = create_room(
+            room_id=room_id,
+            mode="quick",
+            creator=Seat(player=conn.player_id, name=conn.name),
+            seed=new_seed(),
+            now=time.time(),
+            turn_seconds=self.settings.default_turn_seconds,
+        )
+        await self._create(room, events)
+        outcome = await self.store.quick_match(conn.player_id, room_id)
+        if outcome.status is QuickMatchStatus.PAIRED:
+            await self.store.expire_room(room_id, 1)
+            joined = await self.join_room(conn, m.JoinRoom(id=message.id, room=outcome.room_id))
+            return {"queued": False, **joined}
+        if outcome.status is QuickMatchStatus.WAITING:
+            await self.store.expire_room(room_id, 1)
+        await self._follow_from_start(conn, outcome.room_id, 0)
+        return {"queued": True, "room": outcome.room_id, "seat": 0}
+
+    async def cancel_quick_match(
+        self, conn: Connection, message: m.CancelQuickMatch
+    ) -> dict[str, Any]:
+        assert conn.player_id is not None
+        room_id = await self.store.cancel_quick_match(conn.player_id)
+        if room_id is not None:
+            await self._change(room_id, lambda room, now: leave(room, 0, now), actor=0)
+            await self.hub.unfollow(conn, room_id)
+        return {"cancelled": room_id is not None}
+
+    async def watch(self, conn: Connection, message: m.Watch) -> dict[str, Any]:
+        version = await self.store.room_version(message.room)
+        if version is None:
+            raise RequestFailed(ErrorCode.NOT_FOUND, f"no room {message.room}")
+        subscription = await self.hub.follow(conn, message.room, None, -1)
+
+        async def send_snapshot() -> None:
+            await self.hub.snapshot(conn, subscription)
+
+        conn.after_ack = send_snapshot  # type: ignore[attr-defined]
+        return {"room": message.room, "seq": version}
+
+    async def resume(self, conn: Connection, message: m.Resume) -> dict[str, Any]:
+        assert conn.player_id is not None
+        loaded = await self.store.load_room(message.room)
+        if loaded is None:
+            raise RequestFailed(ErrorCode.NOT_FOUND, f"no room {message.room}")
+        version, blob = loaded
+        room = decode_room(blob)
+        seat = room.seat_of(conn.player_id)
+        if message.last_seq > version:
+            raise RequestFailed(
+                ErrorCode.STALE_SEQUENCE,
+                f"room {room.id} is at {version}, not {message.last_seq}",
+                {"seq": version},
+            )
+        await self.hub.unfollow(conn, message.room)
+        subscription = await self.hub.follow(conn, message.room, seat, message.last_seq)
+        oldest = await self.store.changes_since(message.room, message.last_seq)
+        mode = "events" if oldest is not None else "snapshot"
+
+        async def send_missing() -> None:
+            await self.hub.catch_up(conn, subscription)
+
+        conn.after_ack = send_missing  # type: ignore[attr-defined]
+        return {"from_seq": message.last_seq + 1, "to_seq": version, "mode": mode, "seat": seat}
+
+    async def act(self, conn: Connection, message: m.Act) -> dict[str, Any]:
+        assert conn.player_id is not None
+        started = time.perf_counter()
+        loaded = await self.store.load_room(message.room)
+        if loaded is None:
+            raise RequestFailed(ErrorCode.NOT_FOUND, f"no room {message.room}")
+        version, blob = loaded
+        room = decode_room(blob)
+        seat = room.seat_of(conn.player_id)
+        if seat is None:
+            raise RequestFailed(ErrorCode.NOT_A_PLAYER, "only the room's players can act")
+        if message.seq != version:
+            raise RequestFailed(
+                ErrorCode.STALE_SEQUENCE,
+                f"the room is at sequence {version}, you acted on {message.seq}",
+                {"seq": version},
+            )
+        action = Action(message.action.kind, message.action.card)
+        try:
+            changed, events = act(room, seat, action, time.time())
+        except IllegalAction as refusal:
+            code = _ENGINE_CODES.get(refusal.code, ErrorCode.ILLEGAL_ACTION)
+            raise RequestFailed(code, str(refusal), {"reason": refusal.code}) from None
+        except RoomError as refusal:
+            raise RequestFailed(ErrorCode(refusal.code), str(refusal)) from None
+        result = await self.store.commit(
+            room.id,
+            version,
+            encode_room(changed),
+            encode_change(version + 1, events, seat),
+            request_key=f"{conn.player_id}:{message.id}",
+            finished=changed.status == "finished",
+        )
+        if result.status is CommitStatus.DUPLICATE:
+            raise RequestFailed(
+                ErrorCode.DUPLICATE_REQUEST, f"request {message.id!r} was already applied"
+            )
+        if result.status is not CommitStatus.OK:
+            raise RequestFailed(
+                ErrorCode.STALE_SEQUENCE,
+                "another change came first; resync and try again",
+                {"seq": result.version},
+            )
+        metrics.ACTIONS.labels(kind=action.kind).inc()
+        metrics.ACTION_LATENCY.observe(time.perf_counter() - started)
+        await self._after_change(room, changed)
+        return {"seq": result.version}
+
+    async def leave(self, conn: Connection, message: m.Leave) -> dict[str, Any]:
+        assert conn.player_id is not None
+        player_id = conn.player_id
+
+        def leave_room(room: Room, now: float) -> tuple[Room, list[dict[str, Any]]]:
+            seat = room.seat_of(player_id)
+            if seat is None:
+                raise RequestFailed(ErrorCode.NOT_A_PLAYER, "you have no seat in this room")
+            return leave(room, seat, now)
+
+        version = await self._change(message.room, leave_room, actor=None)
+        await self.hub.unfollow(conn, message.room)
+        return {"room": message.room, "seq": version}
+
+    async def rematch(self, conn: Connection, message: m.Rematch) -> dict[str, Any]:
+        assert conn.player_id is not None
+        player_id = conn.player_id
+        candidate = new_room_id()
+
+        def ask(room: Room, now: float) -> tuple[Room, list[dict[str, Any]]]:
+            seat = room.seat_of(player_id)
+            if seat is None:
+                raise RequestFailed(ErrorCode.NOT_A_PLAYER, "you have no seat in this room")
+            try:
+                return request_rematch(room, seat, candidate)
+            except RoomError as refusal:
+                raise RequestFailed(ErrorCode.ILLEGAL_ACTION, str(refusal)) from None
+
+        await self._change(message.room, ask, actor=None)
+        loaded = await self.store.load_room(message.room)
+        assert loaded is not None
+        old = decode_room(loaded[1])
+        if old.next_room is None:
+            return {"room": None}
+        if old.next_room == candidate:
+            room, events = rematch_room(old, candidate, new_seed(), time.time())
+            await self._create(room, events)
+            for index, seat in enumerate(room.seats):
+                if seat.ai is not None:
+                    await self.store.request_ai_seat(room.id, index, seat.ai)
+        return {"room": old.next_room}
+
+    async def lobby(self, conn: Connection, message: m.Lobby) -> dict[str, Any]:
+        return {"recent_hands": await self.recent_hands(20)}
+
+    async def stats(self, conn: Connection, message: m.Stats) -> dict[str, Any]:
+        assert conn.player_id is not None
+        stats = await self.store.get_stats(conn.player_id) or {}
+        fields = ("matches", "wins", "hands", "gins", "undercuts", "points")
+        return {name: int(stats.get(name, 0)) for name in fields}
+
+    # --- shared steps -------------------------------------------------------------------------
+
+    async def recent_hands(self, limit: int) -> list[dict[str, Any]]:
+        summaries = []
+        for hand_id in await self.store.recent_hands(limit):
+            record = await self.store.get_hand(hand_id)
+            if record is None:
+                continue
+            data = codec.unpack(record.blob)
+            if isinstance(data, dict):
+                summaries.append(
+                    {
+                        "id": hand_id,
+                        "room": record.room_id,
+                        "players": data.get("players"),
+                        "result": data.get("result"),
+                        "finished_at": record.finished_at,
+                    }
+                )
+        return summaries
+
+    async def _create(self, room: Room, events: list[dict[str, Any]]) -> None:
+        created = await self.store.create_room(
+            room.id, encode_room(room), encode_change(0, events, None)
+        )
+        if not created:
+            raise RequestFailed(ErrorCode.INTERNAL, "room id collision; try again")
+
+    async def _follow_from_start(self, conn: Connection, room_id: str, seat: int) -> None:
+        await self.hub.unfollow(conn, room_id)
+        subscription = await self.hub.follow(conn, room_id, seat, -1)
+
+        async def send_history() -> None:
+            await self.hub.catch_up(conn, subscription)
+
+        conn.after_ack = send_history  # type: ignore[attr-defined]
+
+    async def _change(
+        self,
+        room_id: str,
+        change: Callable[[Room, float], tuple[Room, list[dict[str, Any]]]],
+        actor: int | None,
+    ) -> int:
+        """Apply a server-side change, retrying when another change wins the race."""
+        for _ in range(CHANGE_RETRIES):
+            loaded = await self.store.load_room(room_id)
+            if loaded is None:
+                raise RequestFailed(ErrorCode.NOT_FOUND, f"no room {room_id}")
+            version, blob = loaded
+            room = decode_room(blob)
+            try:
+                changed, events = change(room, time.time())
+            except RoomError as refusal:
+                raise RequestFailed(ErrorCode(refusal.code), str(refusal)) from None
+            if changed == room and not events:
+                return version
+            result = await self.store.commit(
+                room_id,
+                version,
+                encode_room(changed),
+                encode_change(version + 1, events, actor),
+                finished=changed.status == "finished",
+            )
+            if result.status is CommitStatus.OK:
+                await self._after_change(room, changed)
+                return result.version
+        raise RequestFailed(ErrorCode.INTERNAL, "the room is too busy; try again")
+
+    async def _after_change(self, before: Room, after: Room) -> None:
+        """Records and statistics of what the change finished: a hand, a match."""
+        game = after.game
+        previous = before.game
+        hand_ended = (
+            game is not None
+            and game.phase in (Phase.HAND_OVER, Phase.MATCH_OVER)
+            and (previous is None or previous.phase not in (Phase.HAND_OVER, Phase.MATCH_OVER))
+        )
+        if hand_ended and game is not None:
+            await self._record_hand(after)
+        if after.status == "finished" and before.status != "finished":
+            await self._record_match(after)
+
+    async def _record_hand(self, room: Room) -> None:
+        record = hand_record(room)
+        game = room.game
+        if record is None or game is None:
+            return
+        result = game.results[-1]
+        last = room.hand_log[-1] if room.hand_log else {}
+        if last.get("type") == "match_over" and len(room.hand_log) > 1:
+            last = room.hand_log[-2]
+        record["result"] = last if last.get("type") == "hand_over" else result.to_dict()
+        await self.store.save_hand(record["id"], room.id, codec.pack(record), time.time())
+        knocker = last.get("knocker")
+        for index, seat in enumerate(room.seats):
+            if seat.player is None or seat.ai is not None:
+                continue
+            won = result.winner == index
+            await self.store.add_stats(
+                seat.player,
+                hands=1,
+                points=result.points if won else 0,
+                gins=1 if result.kind == "gin" and won else 0,
+                undercuts=1 if result.kind == "undercut" and won and knocker != index else 0,
+            )
+
+    async def _record_match(self, room: Room) -> None:
+        winner = room.winner
+        for index, seat in enumerate(room.seats):
+            if seat.player is None or seat.ai is not None:
+                continue
+            await self.store.add_stats(seat.player, matches=1, wins=1 if winner == index else 0)
+
+    # --- the turn clock -----------------------------------------------------------------------
+
+    async def expire_turns(self) -> int:
+        """Play the default move for every followed room whose turn clock ran out."""
+        played = 0
+        now = time.time()
+        for room_id, room in self.hub.followed_rooms():
+            if room.turn_deadline is None or room.turn_deadline > now:
+                continue
+            loaded = await self.store.load_room(room_id)
+            if loaded is None:
+                continue
+            version, blob = loaded
+            current = decode_room(blob)
+            expired = expire_turn(current, now)
+            if expired is None:
+                continue
+            changed, events = expired
+            seat = current.game.turn if current.game is not None else None
+            result = await self.store.commit(
+                room_id,
+                version,
+                encode_room(changed),
+                encode_change(version + 1, [{"type": "timeout", "seat": seat}, *events], seat),
+                finished=changed.status == "finished",
+            )
+            if result.status is CommitStatus.OK:
+                played += 1
+                await self._after_change(current, changed)
+        return played
+
+
+def _unused(room: Room) -> Room:  # keeps ``replace`` imported for subclasses' convenience
+    return replace(room)
+
+
+def _match_rules(requested: m.Rules | None) -> MatchRules:
+    if requested is None:
+        return MatchRules()
+    given = {
+        "target": requested.target,
+        "game_bonus": requested.game_bonus,
+        "box_bonus": requested.box_bonus,
+        "shutout_bonus": requested.shutout_bonus,
+    }
+    return MatchRules.from_dict({key: value for key, value in given.items() if value is not None})

@@ -1,0 +1,39 @@
+"""All Redis access: rooms, room feeds, players, lobby, finished hands, AI seat requests.
+
+Only this package imports ``redis``; key names come from ``server.keys``; the atomic parts are
+the Lua scripts in ``server/lua/``. Values are ``bytes`` the caller encodes.
+"""
+
+from server.store._base import StoreConfig
+from server.store.ai import AiSeatRequest
+from server.store.core import Store
+from server.store.feed import (
+    FeedItem,
+    FeedReconnected,
+    RoomFeed,
+    RoomUpdate,
+    decode_room_message,
+    encode_room_message,
+)
+from server.store.hands import HandRecord
+from server.store.lobby import QuickMatch, QuickMatchStatus
+from server.store.players import Player
+from server.store.rooms import CommitResult, CommitStatus
+
+__all__ = [
+    "AiSeatRequest",
+    "CommitResult",
+    "CommitStatus",
+    "FeedItem",
+    "FeedReconnected",
+    "HandRecord",
+    "Player",
+    "QuickMatch",
+    "QuickMatchStatus",
+    "RoomFeed",
+    "RoomUpdate",
+    "Store",
+    "StoreConfig",
+    "decode_room_message",
+    "encode_room_message",
+]

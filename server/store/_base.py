@@ -1,0 +1,135 @@
+"""What every part of the store shares: the configuration, the client, the Lua scripts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from redis.asyncio import Redis
+from redis.commands.core import AsyncScript
+
+LUA_DIR = Path(__file__).resolve().parent.parent / "lua"
+"""``server/lua/``: one file per script, each starting with its KEYS/ARGV header."""
+
+SCRIPT_NAMES = (
+    "create_room",
+    "commit",
+    "quick_match",
+    "cancel_quick_match",
+    "hash_create",
+    "hash_update",
+    "hash_incr",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class StoreConfig:
+    """Tunables of a Store. The defaults suit production; tests shrink some of them."""
+
+    events_maxlen: int = 10_000
+    """Approximate cap of each room's change stream (XADD MAXLEN ~)."""
+    request_ttl_seconds: float = 3600.0
+    """How long an applied request key is remembered for deduplication."""
+    hand_ttl_seconds: int = 30 * 24 * 3600
+    """Retention of finished hand records (and of their place in ``hands:recent``)."""
+    recent_hands_max: int = 1000
+    """Cap of the ``hands:recent`` index."""
+    ai_requests_maxlen: int = 10_000
+    """Approximate cap of the ``ai:requests`` stream."""
+    max_connections: int = 64
+    """Connection pool size of one Store; further callers wait for a free connection."""
+    pool_timeout: float = 20.0
+    """Seconds a caller waits for a free pooled connection before ConnectionError."""
+    socket_connect_timeout: float = 5.0
+    socket_timeout: float = 5.0
+    """Seconds a command may wait for its reply before the connection is deemed dead."""
+    block_chunk_ms: int = 2000
+    """Blocking reads (``claim_ai_requests``) wait in chunks this long, so that a long wait
+    never runs into ``socket_timeout``. Must be shorter than ``socket_timeout``."""
+    retries: int = 5
+    """Retries of a command after a connection error (exponential backoff, jitter, 1 s cap)."""
+    feed_reconnect_min: float = 0.05
+    """First delay before a room feed reconnects; doubles up to ``feed_reconnect_max``."""
+    feed_reconnect_max: float = 2.0
+    feed_ping_interval: float = 5.0
+    """A silent feed pings Redis after this many seconds; no answer by the next interval
+    means the connection is dead and the feed reconnects."""
+    feed_subscribe_timeout: float = 5.0
+    """How long ``RoomFeed.add`` waits for Redis to confirm a subscription."""
+
+    def __post_init__(self) -> None:
+        if not 0 < self.block_chunk_ms < self.socket_timeout * 1000:
+            raise ValueError("block_chunk_ms must be positive and shorter than socket_timeout")
+
+
+class Scripts:
+    """The Lua scripts, registered on one client (EVALSHA, SCRIPT LOAD on NOSCRIPT)."""
+
+    def __init__(self, redis: Redis) -> None:
+        self._redis = redis
+        self.create_room = self._register(redis, "create_room")
+        self.commit = self._register(redis, "commit")
+        self.quick_match = self._register(redis, "quick_match")
+        self.cancel_quick_match = self._register(redis, "cancel_quick_match")
+        self.hash_create = self._register(redis, "hash_create")
+        self.hash_update = self._register(redis, "hash_update")
+        self.hash_incr = self._register(redis, "hash_incr")
+
+    @staticmethod
+    def _register(redis: Redis, name: str) -> AsyncScript:
+        return redis.register_script((LUA_DIR / f"{name}.lua").read_text(encoding="utf-8"))
+
+    async def load(self) -> None:
+        """SCRIPT LOAD every script now: a script that does not compile fails here, not in a
+        move. (After a Redis restart the script cache is empty again; each call then loads its
+        script on NOSCRIPT by itself.)"""
+        for name in SCRIPT_NAMES:
+            script: AsyncScript = getattr(self, name)
+            script.sha = await self._redis.script_load(script.script)
+
+
+class StoreBase:
+    """State shared by the Store's parts (rooms, players, lobby, hands, AI seats)."""
+
+    def __init__(self, redis: Redis, url: str, config: StoreConfig) -> None:
+        self._redis = redis
+        self._url = url
+        self._config = config
+        self._scripts = Scripts(redis)
+
+
+def as_bytes(value: object) -> bytes:
+    """A Redis reply known to be a bulk string, as bytes."""
+    if isinstance(value, bytes):
+        return value
+    if isinstance(value, str):
+        return value.encode()
+    raise TypeError(f"expected a bulk string reply, got {type(value).__name__}")
+
+
+def as_text(value: object) -> str:
+    """A Redis reply known to be UTF-8 text, as str."""
+    if isinstance(value, str):
+        return value
+    return as_bytes(value).decode("utf-8")
+
+
+def check_blob(value: object, what: str) -> bytes:
+    """``value`` if it is bytes (the store never encodes: callers hand it encoded blobs)."""
+    if not isinstance(value, bytes):
+        raise TypeError(f"{what} must be bytes, got {type(value).__name__}")
+    return value
+
+
+def check_text(value: object, what: str, max_bytes: int = 256) -> str:
+    """``value`` if it is a non-empty str of at most ``max_bytes`` UTF-8 bytes."""
+    if not isinstance(value, str) or not value or len(value.encode("utf-8")) > max_bytes:
+        raise ValueError(f"{what} must be a non-empty str of at most {max_bytes} UTF-8 bytes")
+    return value
+
+
+def check_positive(value: float, what: str) -> float:
+    """``value`` if it is a positive number."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        raise ValueError(f"{what} must be a positive number, got {value!r}")
+    return value

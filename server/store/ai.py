@@ -1,0 +1,188 @@
+"""AI seat requests: a stream read by AI workers through the consumer group ``ai-workers``.
+
+A server appends a request when a seat needs an AI player; each worker reads new requests with
+``claim_ai_requests`` (XREADGROUP), takes the seat over the websocket, and acknowledges the
+request. A request that a worker claimed but never acknowledged (the worker died) stays
+pending; any worker takes it over with ``reclaim_stale_ai_requests`` (XAUTOCLAIM) once it has
+been idle long enough.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from redis.exceptions import ResponseError
+
+from server import keys
+from server.store._base import StoreBase, as_text
+
+_ENTRY_ID = re.compile(r"[0-9]{1,20}-[0-9]{1,20}")
+_RECLAIM_ROUNDS = 10
+
+
+@dataclass(frozen=True, slots=True)
+class AiSeatRequest:
+    """A request for an AI player of ``level`` in ``seat`` of ``room_id``."""
+
+    entry_id: str
+    room_id: str
+    seat: int
+    level: str
+
+
+def _check_entry_id(entry_id: str) -> str:
+    if not isinstance(entry_id, str) or _ENTRY_ID.fullmatch(entry_id) is None:
+        raise ValueError(f"invalid stream entry id: {entry_id!r}")
+    return entry_id
+
+
+def _check_count(value: int, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{what} must be an int >= 1, got {value!r}")
+    return value
+
+
+def _parse(entry_id: object, fields: dict[bytes, bytes]) -> AiSeatRequest:
+    return AiSeatRequest(
+        entry_id=as_text(entry_id),
+        room_id=as_text(fields[b"room"]),
+        seat=int(fields[b"seat"]),
+        level=as_text(fields[b"level"]),
+    )
+
+
+class AiOps(StoreBase):
+    """The ``ai:requests`` stream and its consumer group ``ai-workers``."""
+
+    async def ensure_ai_group(self) -> None:
+        """Create the consumer group (and the stream) if missing. ``Store.connect`` calls it;
+        reads call it again if the group vanished (e.g. after FLUSHALL)."""
+        try:
+            await self._redis.xgroup_create(
+                keys.ai_requests(), keys.AI_WORKERS_GROUP, id="0", mkstream=True
+            )
+        except ResponseError as exc:
+            if not str(exc).startswith("BUSYGROUP"):
+                raise
+
+    async def request_ai_seat(self, room_id: str, seat: int, level: str) -> str:
+        """Ask the AI workers for a player of ``level`` in ``seat``; returns the entry id."""
+        keys.check_id(room_id, "room id")
+        keys.check_id(level, "AI level")
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < 16:
+            raise ValueError(f"seat must be an int in [0, 16), got {seat!r}")
+        entry_id = await self._redis.xadd(
+            keys.ai_requests(),
+            {"room": room_id, "seat": seat, "level": level},
+            maxlen=self._config.ai_requests_maxlen,
+            approximate=True,
+        )
+        return as_text(entry_id)
+
+    async def claim_ai_requests(
+        self, consumer: str, count: int = 1, block_ms: int | None = None
+    ) -> list[AiSeatRequest]:
+        """New requests for worker ``consumer`` (XREADGROUP ``>``): each is delivered to one
+        worker only and stays pending until acknowledged. ``block_ms`` waits that long for a
+        request when there is none (None: do not wait; 0: wait until one comes). The wait is
+        made of reads of at most ``StoreConfig.block_chunk_ms`` each."""
+        keys.check_id(consumer, "consumer")
+        _check_count(count, "count")
+        if block_ms is not None and (
+            isinstance(block_ms, bool) or not isinstance(block_ms, int) or block_ms < 0
+        ):
+            raise ValueError(f"block_ms must be None or an int >= 0, got {block_ms!r}")
+        if block_ms is None:
+            return await self._claim(consumer, count, None)
+        loop = asyncio.get_running_loop()
+        deadline = None if block_ms == 0 else loop.time() + block_ms / 1000
+        while True:
+            chunk = self._config.block_chunk_ms
+            if deadline is not None:
+                chunk = min(chunk, max(1, round((deadline - loop.time()) * 1000)))
+            requests = await self._claim(consumer, count, chunk)
+            if requests or (deadline is not None and loop.time() >= deadline):
+                return requests
+
+    async def _claim(self, consumer: str, count: int, block_ms: int | None) -> list[AiSeatRequest]:
+        stream = keys.ai_requests()
+        try:
+            reply = await self._read_group(consumer, count, block_ms)
+        except ResponseError as exc:
+            if not str(exc).startswith("NOGROUP"):
+                raise
+            await self.ensure_ai_group()
+            reply = await self._read_group(consumer, count, block_ms)
+        requests: list[AiSeatRequest] = []
+        for name, entries in reply or []:
+            if as_text(name) != stream:
+                continue
+            for entry_id, fields in entries:
+                if fields:  # an entry trimmed away while pending has no fields
+                    requests.append(_parse(entry_id, fields))
+        return requests
+
+    async def _read_group(self, consumer: str, count: int, block_ms: int | None) -> Any:
+        return await self._redis.xreadgroup(
+            keys.AI_WORKERS_GROUP,
+            consumer,
+            {keys.ai_requests(): ">"},
+            count=count,
+            block=block_ms,
+        )
+
+    async def reclaim_stale_ai_requests(
+        self, consumer: str, min_idle_ms: int, count: int = 10
+    ) -> list[AiSeatRequest]:
+        """Take over up to ``count`` requests that other workers claimed and have left
+        unacknowledged for at least ``min_idle_ms`` (XAUTOCLAIM): a dead worker's seats go
+        to ``consumer``, which must handle and acknowledge them."""
+        keys.check_id(consumer, "consumer")
+        _check_count(count, "count")
+        if isinstance(min_idle_ms, bool) or not isinstance(min_idle_ms, int) or min_idle_ms < 0:
+            raise ValueError(f"min_idle_ms must be an int >= 0, got {min_idle_ms!r}")
+        claimed: list[AiSeatRequest] = []
+        cursor: object = "0-0"
+        for _ in range(_RECLAIM_ROUNDS):
+            try:
+                reply = await self._redis.xautoclaim(
+                    keys.ai_requests(),
+                    keys.AI_WORKERS_GROUP,
+                    consumer,
+                    min_idle_ms,
+                    start_id=as_text(cursor),
+                    count=count - len(claimed),
+                )
+            except ResponseError as exc:
+                if str(exc).startswith("NOGROUP"):
+                    await self.ensure_ai_group()
+                    return []
+                raise
+            cursor, entries = reply[0], reply[1]
+            for entry_id, fields in entries:
+                if fields:
+                    claimed.append(_parse(entry_id, fields))
+            if as_text(cursor) == "0-0" or len(claimed) >= count:
+                break
+        return claimed
+
+    async def ack_ai_request(self, entry_id: str) -> bool:
+        """Mark a request handled (XACK); False if it was not pending (already acknowledged,
+        or never delivered)."""
+        reply = await self._redis.xack(
+            keys.ai_requests(), keys.AI_WORKERS_GROUP, _check_entry_id(entry_id)
+        )
+        return int(reply) == 1
+
+    async def pending_ai_requests(self) -> int:
+        """How many requests are claimed and not yet acknowledged, for metrics."""
+        try:
+            summary = await self._redis.xpending(keys.ai_requests(), keys.AI_WORKERS_GROUP)
+        except ResponseError as exc:
+            if str(exc).startswith("NOGROUP"):
+                return 0
+            raise
+        return int(summary["pending"])

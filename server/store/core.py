@@ -1,0 +1,86 @@
+"""The Store: the one object through which the server talks to Redis."""
+
+from __future__ import annotations
+
+from types import TracebackType
+
+from redis.asyncio import BlockingConnectionPool, Redis
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialWithJitterBackoff
+from redis.exceptions import RedisError
+
+from server.store._base import StoreConfig
+from server.store.ai import AiOps
+from server.store.feed import RoomFeed
+from server.store.hands import HandOps
+from server.store.lobby import LobbyOps
+from server.store.players import PlayerOps
+from server.store.rooms import RoomOps
+
+
+class Store(RoomOps, PlayerOps, LobbyOps, HandOps, AiOps):
+    """All Redis access of a server process (async; redis-py ``redis.asyncio``).
+
+    Values are ``bytes`` blobs the caller encodes (the store never decodes them) and ids
+    checked by ``server.keys``. Create one per process with ``await Store.connect(url)``;
+    it holds a pool of up to ``StoreConfig.max_connections`` connections and is safe to share
+    between tasks. After a Redis restart commands reconnect by themselves (with retries), and
+    the Lua scripts are loaded again on first use (EVALSHA, NOSCRIPT -> SCRIPT LOAD).
+
+    The methods are grouped in: rooms (``RoomOps``), room feeds (``feed``), players
+    (``PlayerOps``), invites and quick match (``LobbyOps``), finished hands (``HandOps``), AI
+    seat requests (``AiOps``).
+    """
+
+    @classmethod
+    async def connect(cls, url: str, config: StoreConfig | None = None) -> Store:
+        """Connect to Redis at ``url`` (``redis://host:port/db``), load the Lua scripts and
+        create the AI consumer group. Raises redis ConnectionError if Redis cannot be
+        reached."""
+        config = config or StoreConfig()
+        pool = BlockingConnectionPool.from_url(
+            url,
+            max_connections=config.max_connections,
+            timeout=config.pool_timeout,
+            protocol=2,
+            socket_connect_timeout=config.socket_connect_timeout,
+            socket_timeout=config.socket_timeout,
+            socket_keepalive=True,
+            retry=Retry(ExponentialWithJitterBackoff(base=0.05, cap=1.0), config.retries),
+        )
+        store = cls(Redis.from_pool(pool), url, config)
+        try:
+            await store._scripts.load()
+            await store.ensure_ai_group()
+        except BaseException:
+            await store.close()
+            raise
+        return store
+
+    async def close(self) -> None:
+        """Close every pooled connection (feeds have their own: close them too)."""
+        await self._redis.aclose()
+
+    async def __aenter__(self) -> Store:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def ping(self) -> bool:
+        """True if Redis answers (for health checks); never raises a Redis error."""
+        try:
+            return bool(await self._redis.ping())
+        except (RedisError, OSError):
+            return False
+
+    def feed(self) -> RoomFeed:
+        """A new room feed on its own pub/sub connection (one per server process is enough):
+        ``async with store.feed() as feed: await feed.add(room_id); async for item in feed``.
+        See ``server.store.feed`` for what it delivers and how to resync after a reconnect."""
+        return RoomFeed(self._url, self._config)

@@ -1,0 +1,317 @@
+"""Room feed: one pub/sub connection per server process, delivering every room's commits.
+
+Every OK commit publishes on the room's channel (``{room:ID}:channel``) one message:
+
+    <seq>:<len(change)>:<change><state>
+
+``<seq>`` (the new version) and ``<len(change)>`` are decimal ASCII; ``change`` is the change
+blob and ``state`` the new room blob, both exactly as the caller committed them. Subscribers
+therefore get the change and the state it produced without another round trip and without
+racing later commits.
+
+A feed delivers, in publication order, ``RoomUpdate`` items for the rooms added to it, and a
+``FeedReconnected`` item after it lost its connection and subscribed again (a Redis restart,
+a network failure). Pub/sub is fire and forget: whatever was published while the feed was
+away is lost, so on ``FeedReconnected`` the caller resyncs each of its rooms with
+``Store.changes_since(room, last_seq)`` (or sends a snapshot when that returns None), and
+drops updates whose ``seq`` it has already handled. The same holds after ``add``: subscribe
+first, then load the room, then apply only updates above the loaded version.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import uuid
+from collections.abc import Awaitable
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any
+
+from redis.asyncio import Redis
+from redis.asyncio.client import PubSub
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+
+from server import keys
+from server.store._base import StoreConfig
+
+__all__ = [
+    "FeedItem",
+    "FeedReconnected",
+    "RoomFeed",
+    "RoomUpdate",
+    "decode_room_message",
+    "encode_room_message",
+]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class RoomUpdate:
+    """One committed change of a room."""
+
+    room_id: str
+    seq: int
+    change: bytes
+    state: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class FeedReconnected:
+    """The feed lost its connection and has subscribed again to ``rooms``: messages published
+    in between are lost, resync these rooms from ``Store.changes_since``."""
+
+    rooms: frozenset[str]
+
+
+FeedItem = RoomUpdate | FeedReconnected
+
+
+def encode_room_message(seq: int, change: bytes, state: bytes) -> bytes:
+    """The payload ``lua/commit.lua`` publishes (written here for tests and documentation)."""
+    return b"%d:%d:" % (seq, len(change)) + change + state
+
+
+def decode_room_message(payload: bytes) -> tuple[int, bytes, bytes]:
+    """Split a room channel payload into (seq, change, state); ValueError if malformed."""
+    seq_text, sep, rest = payload.partition(b":")
+    length_text, sep2, body = rest.partition(b":")
+    if not (sep and sep2 and seq_text.isdigit() and length_text.isdigit()):
+        raise ValueError("malformed room message")
+    length = int(length_text)
+    if length > len(body):
+        raise ValueError("malformed room message: change longer than the payload")
+    return int(seq_text), body[:length], body[length:]
+
+
+class RoomFeed:
+    """Commits of a changing set of rooms, from one pub/sub connection (see module doc).
+
+    Use it as ``async with store.feed() as feed:`` (or ``await feed.start()`` ...
+    ``await feed.close()``), ``await feed.add(room_id)`` / ``await feed.remove(room_id)`` from
+    any task, and ``async for item in feed`` in one task. Items are queued without bound
+    until read: read them promptly.
+    """
+
+    def __init__(self, url: str, config: StoreConfig | None = None) -> None:
+        self._url = url
+        self._config = config or StoreConfig()
+        self._own_channel = keys.feed_channel(uuid.uuid4().hex).encode()
+        self._rooms: set[str] = set()
+        self._confirmed: set[bytes] = set()
+        self._waiters: dict[bytes, list[asyncio.Future[None]]] = {}
+        self._queue: asyncio.Queue[FeedItem | None] = asyncio.Queue()
+        self._client: Redis | None = None
+        self._pubsub: PubSub | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._ready = asyncio.Event()
+        self._resync_after: bytes | None = None
+        self._closed = False
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Connect and subscribe (waits up to ``feed_subscribe_timeout`` for Redis; if it is
+        not there yet the feed keeps trying in the background and TimeoutError is raised)."""
+        if self._closed:
+            raise RuntimeError("this feed is closed")
+        if self._task is None:
+            self._task = asyncio.create_task(self._run(), name="room-feed")
+        await asyncio.wait_for(self._ready.wait(), self._config.feed_subscribe_timeout)
+
+    async def close(self) -> None:
+        """Stop the feed; a pending ``async for`` ends."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+        await self._disconnect()
+        for waiters in self._waiters.values():
+            for waiter in waiters:
+                if not waiter.done():
+                    waiter.cancel()
+        self._waiters.clear()
+        self._queue.put_nowait(None)
+
+    async def __aenter__(self) -> RoomFeed:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    # -- rooms -------------------------------------------------------------------------------
+
+    @property
+    def rooms(self) -> frozenset[str]:
+        """The rooms this feed delivers."""
+        return frozenset(self._rooms)
+
+    async def add(self, room_id: str) -> None:
+        """Deliver this room's commits. Once a started feed returns from ``add``, Redis has
+        confirmed the subscription: every later commit of the room will be delivered. Raises
+        TimeoutError if Redis does not confirm in time (the room stays added and is
+        subscribed on the next reconnect, which ``FeedReconnected`` reports)."""
+        channel = keys.room_channel(room_id).encode()
+        self._rooms.add(room_id)
+        if self._task is None or self._closed or channel in self._confirmed:
+            return
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.setdefault(channel, []).append(waiter)
+        await self._send(self._pubsub, "subscribe", channel)
+        try:
+            await asyncio.wait_for(asyncio.shield(waiter), self._config.feed_subscribe_timeout)
+        except TimeoutError:
+            waiters = self._waiters.get(channel, [])
+            if waiter in waiters:
+                waiters.remove(waiter)
+            raise TimeoutError(
+                f"Redis did not confirm the subscription to room {room_id}"
+            ) from None
+
+    async def remove(self, room_id: str) -> None:
+        """Stop delivering this room's commits (none is delivered after this returns, even
+        if it was already queued)."""
+        channel = keys.room_channel(room_id).encode()
+        self._rooms.discard(room_id)
+        self._confirmed.discard(channel)
+        await self._send(self._pubsub, "unsubscribe", channel)
+
+    # -- iteration ---------------------------------------------------------------------------
+
+    def __aiter__(self) -> RoomFeed:
+        return self
+
+    async def __anext__(self) -> FeedItem:
+        while True:
+            if self._closed and self._queue.empty():
+                raise StopAsyncIteration
+            item = await self._queue.get()
+            if item is None:
+                self._queue.put_nowait(None)  # let any other reader end too
+                raise StopAsyncIteration
+            if isinstance(item, RoomUpdate) and item.room_id not in self._rooms:
+                continue  # queued before the room was removed
+            return item
+
+    # -- the reader task ---------------------------------------------------------------------
+
+    async def _run(self) -> None:
+        delay = self._config.feed_reconnect_min
+        was_connected = False
+        while True:
+            try:
+                await self._connect(resync=was_connected)
+                was_connected = True
+                delay = self._config.feed_reconnect_min
+                await self._read()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # any failure: drop the connection and start over
+                log.warning("room feed connection lost (%r); reconnecting", exc)
+            await self._disconnect()
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, self._config.feed_reconnect_max)
+
+    async def _connect(self, *, resync: bool) -> None:
+        # No retries inside redis-py: every connection error reaches _run, which builds a new
+        # connection and then reports FeedReconnected (nothing reconnects behind our back).
+        client = Redis.from_url(
+            self._url,
+            protocol=2,
+            retry=Retry(NoBackoff(), 0),
+            socket_connect_timeout=self._config.socket_connect_timeout,
+            socket_timeout=self._config.socket_timeout,
+            socket_keepalive=True,
+        )
+        pubsub = client.pubsub()
+        self._client = client
+        self._confirmed.clear()
+        await pubsub.subscribe(self._own_channel)  # connects
+        rooms = [keys.room_channel(room_id).encode() for room_id in self._rooms]
+        # Confirmations arrive in order: the last one completes the resubscription.
+        self._resync_after = (rooms[-1] if rooms else self._own_channel) if resync else None
+        self._pubsub = pubsub  # from here on add()/remove() send on this connection
+        if rooms:
+            await pubsub.subscribe(*rooms)
+
+    async def _read(self) -> None:
+        pubsub = self._pubsub
+        assert pubsub is not None
+        pinged = False
+        while True:
+            message = await pubsub.get_message(timeout=self._config.feed_ping_interval)
+            if message is None:
+                if pinged:
+                    raise ConnectionError("Redis did not answer the feed's PING")
+                await pubsub.ping()
+                pinged = True
+                continue
+            pinged = False
+            self._handle(message)
+
+    def _handle(self, message: dict[str, Any]) -> None:
+        kind = message["type"]
+        channel = message["channel"]
+        if kind == "message":
+            room_id = keys.room_id_from_channel(channel)
+            if room_id is None or room_id not in self._rooms:
+                return  # a late message of a removed room
+            try:
+                seq, change, state = decode_room_message(message["data"])
+            except ValueError:
+                log.error("dropping a malformed message on %r", channel)
+                return
+            self._queue.put_nowait(RoomUpdate(room_id, seq, change, state))
+        elif kind == "subscribe":
+            self._confirmed.add(channel)
+            for waiter in self._waiters.pop(channel, []):
+                if not waiter.done():
+                    waiter.set_result(None)
+            if channel == self._own_channel:
+                self._ready.set()
+            if channel == self._resync_after:
+                self._resync_after = None
+                self._queue.put_nowait(FeedReconnected(frozenset(self._rooms)))
+        elif kind == "unsubscribe":
+            self._confirmed.discard(channel)
+
+    async def _send(self, pubsub: PubSub | None, command: str, channel: bytes) -> None:
+        """(Un)subscribe on the current connection, if any. A failure is left to the reader
+        task: it reconnects and subscribes every room again."""
+        if pubsub is None:
+            return
+        call: Awaitable[Any] = (
+            pubsub.subscribe(channel) if command == "subscribe" else pubsub.unsubscribe(channel)
+        )
+        try:
+            await call
+        except Exception as exc:
+            log.info("room feed %s failed (%s); the reader reconnects", command, exc)
+
+    async def _disconnect(self) -> None:
+        pubsub, client = self._pubsub, self._client
+        self._pubsub = self._client = None
+        self._confirmed.clear()
+        if pubsub is not None:
+            try:
+                await pubsub.aclose()  # type: ignore[no-untyped-call]
+            except Exception as exc:
+                log.debug("closing the feed's pub/sub: %s", exc)
+        if client is not None:
+            try:
+                await client.aclose()
+            except Exception as exc:
+                log.debug("closing the feed's client: %s", exc)

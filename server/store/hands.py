@@ -1,0 +1,60 @@
+"""Finished hands: one record per hand, kept for replays, and an index of recent ones."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from server import keys
+from server.store._base import StoreBase, as_bytes, as_text, check_blob, check_positive
+
+
+@dataclass(frozen=True, slots=True)
+class HandRecord:
+    """A finished hand: its room, when it finished (unix seconds) and the caller's blob."""
+
+    hand_id: str
+    room_id: str
+    finished_at: float
+    blob: bytes
+
+
+class HandOps(StoreBase):
+    """``hand:ID`` hashes (with a retention TTL) and the ``hands:recent`` sorted set."""
+
+    async def save_hand(self, hand_id: str, room_id: str, blob: bytes, finished_at: float) -> None:
+        """Keep a finished hand for ``StoreConfig.hand_ttl_seconds`` and list it in
+        ``hands:recent`` (capped at ``StoreConfig.recent_hands_max``; entries older than the
+        retention are dropped). Saving the same hand id again replaces it."""
+        key = keys.hand(hand_id)
+        keys.check_id(room_id, "room id")
+        check_blob(blob, "blob")
+        check_positive(finished_at, "finished_at")
+        ttl = self._config.hand_ttl_seconds
+        recent = keys.hands_recent()
+        # Two hash slots (hand:ID, hands:recent): a plain pipeline, record first, index second.
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.hset(key, mapping={"room": room_id, "finished": repr(finished_at), "blob": blob})
+            pipe.expire(key, ttl)
+            pipe.zadd(recent, {hand_id: finished_at})
+            pipe.zremrangebyscore(recent, "-inf", f"({time.time() - ttl}")
+            pipe.zremrangebyrank(recent, 0, -self._config.recent_hands_max - 1)
+            await pipe.execute()
+
+    async def get_hand(self, hand_id: str) -> HandRecord | None:
+        """A finished hand, or None (unknown, or past its retention)."""
+        raw = await self._redis.hgetall(keys.hand(hand_id))
+        if not raw:
+            return None
+        return HandRecord(
+            hand_id=hand_id,
+            room_id=as_text(raw[b"room"]),
+            finished_at=float(raw[b"finished"]),
+            blob=as_bytes(raw[b"blob"]),
+        )
+
+    async def recent_hands(self, limit: int = 20) -> list[str]:
+        """Ids of the most recently finished hands, newest first."""
+        check_positive(limit, "limit")
+        ids = await self._redis.zrevrange(keys.hands_recent(), 0, int(limit) - 1)
+        return [as_text(hand_id) for hand_id in ids]

@@ -1,0 +1,203 @@
+"""Rooms: create, load, the atomic commit of a change, history since a sequence number."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from enum import StrEnum
+
+from server import keys
+from server.store._base import StoreBase, as_bytes, as_text, check_blob, check_positive
+
+REQUEST_KEY_MAX_BYTES = 200
+
+
+class CommitStatus(StrEnum):
+    """How a commit ended. Only OK changed anything."""
+
+    OK = "ok"
+    """Stored, appended to the stream, published."""
+    STALE = "stale"
+    """The room's version is not the expected one (someone else committed first)."""
+    DUPLICATE = "duplicate"
+    """The request key was applied before (a resent request)."""
+    MISSING = "missing"
+    """There is no such room."""
+
+
+@dataclass(frozen=True, slots=True)
+class CommitResult:
+    """The outcome of ``Store.commit``.
+
+    ``version`` is the new version when OK, the room's current version when STALE or
+    DUPLICATE, and -1 when MISSING.
+    """
+
+    status: CommitStatus
+    version: int
+
+    @property
+    def ok(self) -> bool:
+        return self.status is CommitStatus.OK
+
+
+def _check_request_key(request_key: str | None) -> str:
+    if request_key is None:
+        return ""
+    if (
+        not isinstance(request_key, str)
+        or not request_key
+        or len(request_key.encode("utf-8")) > REQUEST_KEY_MAX_BYTES
+    ):
+        raise ValueError(
+            f"request_key must be None or a non-empty str of at most "
+            f"{REQUEST_KEY_MAX_BYTES} UTF-8 bytes"
+        )
+    return request_key
+
+
+def _check_seq(value: int, what: str, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ValueError(f"{what} must be an int >= {minimum}, got {value!r}")
+    return value
+
+
+class RoomOps(StoreBase):
+    """Room state, version and change stream (all keys under the ``{room:ID}`` hash tag)."""
+
+    async def create_room(self, room_id: str, blob: bytes, change: bytes = b"") -> bool:
+        """Create a room at version 0, atomically (``lua/create_room.lua``).
+
+        The room's stream gets its first entry, sequence number 0, holding ``change`` (empty
+        by default), so its history starts at 0. The room joins ``rooms:active``. Returns False,
+        changing nothing, if the room already exists.
+        """
+        room_keys = keys.room_keys(room_id)
+        check_blob(blob, "blob")
+        check_blob(change, "change")
+        created = await self._scripts.create_room(
+            keys=[room_keys.room, room_keys.version, room_keys.events, room_keys.requests],
+            args=[blob, change, self._config.events_maxlen],
+        )
+        if int(created) != 1:
+            return False
+        # Outside the script: rooms:active is a global key (another hash slot on a cluster).
+        await self._redis.zadd(keys.rooms_active(), {room_id: int(time.time() * 1000)}, nx=True)
+        return True
+
+    async def load_room(self, room_id: str) -> tuple[int, bytes] | None:
+        """The room's version and blob, read atomically (one MGET), or None if there is none."""
+        room_keys = keys.room_keys(room_id)
+        version, blob = await self._redis.mget([room_keys.version, room_keys.room])
+        if version is None or blob is None:
+            return None
+        return int(version), as_bytes(blob)
+
+    async def room_version(self, room_id: str) -> int | None:
+        """The room's version (its last sequence number), or None if there is no such room."""
+        version = await self._redis.get(keys.room_version(room_id))
+        return None if version is None else int(version)
+
+    async def commit(
+        self,
+        room_id: str,
+        expected_version: int,
+        new_blob: bytes,
+        change: bytes,
+        request_key: str | None = None,
+        *,
+        finished: bool = False,
+    ) -> CommitResult:
+        """Apply one change to a room: ONE atomic Lua script (``lua/commit.lua``).
+
+        In order: no such room -> MISSING; ``request_key`` given and already applied (within
+        ``StoreConfig.request_ttl_seconds``) -> DUPLICATE; stored version != ``expected_version``
+        -> STALE. Otherwise the script stores ``new_blob``, increments the version, appends
+        ``{seq: new version, change: change}`` to the room's stream (entry id ``<seq>-1``, capped
+        at about ``StoreConfig.events_maxlen`` entries), remembers the request key, publishes
+        the change on the room's channel (format in ``server.store.feed``) and returns OK with
+        the new version. Nothing changes unless the result is OK.
+
+        ``request_key`` identifies the request across resends, e.g. ``"<player>:<client id>"``.
+        ``finished=True`` (the room's last change) takes the room out of ``rooms:active`` once
+        the commit is OK; see also ``expire_room``.
+        """
+        room_keys = keys.room_keys(room_id)
+        _check_seq(expected_version, "expected_version", 0)
+        check_blob(new_blob, "new_blob")
+        check_blob(change, "change")
+        request = _check_request_key(request_key)
+        reply = await self._scripts.commit(
+            keys=list(room_keys),
+            args=[
+                expected_version,
+                new_blob,
+                change,
+                request,
+                int(self._config.request_ttl_seconds * 1000),
+                self._config.events_maxlen,
+            ],
+        )
+        status, version = reply
+        result = CommitResult(CommitStatus(as_text(status)), int(version))
+        if result.ok and finished:
+            await self._redis.zrem(keys.rooms_active(), room_id)
+        return result
+
+    async def changes_since(
+        self, room_id: str, after_seq: int, *, limit: int | None = None
+    ) -> list[tuple[int, bytes]] | None:
+        """The changes with a sequence number above ``after_seq``, in order, as (seq, change).
+
+        ``[]`` when ``after_seq`` is the current version. None when the caller must send a
+        snapshot instead: the stream no longer holds ``after_seq + 1`` (trimmed), more than
+        ``limit`` changes are missing, ``after_seq`` is ahead of the room, or there is no such
+        room. ``after_seq=-1`` asks for the whole history (from sequence number 0).
+        """
+        room_keys = keys.room_keys(room_id)
+        _check_seq(after_seq, "after_seq", -1)
+        if limit is not None:
+            _check_seq(limit, "limit", 1)
+        async with self._redis.pipeline(transaction=True) as pipe:
+            pipe.get(room_keys.version)
+            pipe.xrange(room_keys.events, min=str(after_seq + 1), max="+", count=limit)
+            version_reply, entries = await pipe.execute()
+        if version_reply is None:
+            return None
+        version = int(version_reply)
+        missing = version - after_seq
+        if missing < 0 or (limit is not None and missing > limit):
+            return None
+        changes: list[tuple[int, bytes]] = []
+        for expected_seq, (_entry_id, fields) in enumerate(entries, start=after_seq + 1):
+            seq = int(fields[b"seq"])
+            if seq != expected_seq:
+                return None  # the stream was trimmed past after_seq + 1
+            changes.append((seq, as_bytes(fields[b"change"])))
+        if len(changes) != missing:
+            return None
+        return changes
+
+    async def expire_room(self, room_id: str, ttl_seconds: int) -> bool:
+        """Delete every key of the room after ``ttl_seconds`` (0: now) and take it out of
+        ``rooms:active``. Commits made meanwhile keep the TTL. Returns False if there is no
+        such room."""
+        room_keys = keys.room_keys(room_id)
+        if isinstance(ttl_seconds, bool) or not isinstance(ttl_seconds, int) or ttl_seconds < 0:
+            raise ValueError(f"ttl_seconds must be an int >= 0, got {ttl_seconds!r}")
+        async with self._redis.pipeline(transaction=True) as pipe:
+            for key in (room_keys.room, room_keys.version, room_keys.events, room_keys.requests):
+                pipe.expire(key, ttl_seconds)
+            replies = await pipe.execute()
+        await self._redis.zrem(keys.rooms_active(), room_id)
+        return bool(replies[0])
+
+    async def active_room_count(self) -> int:
+        """How many rooms are created and not finished (``rooms:active``), for metrics."""
+        return int(await self._redis.zcard(keys.rooms_active()))
+
+    async def active_rooms(self, limit: int = 100) -> list[str]:
+        """Up to ``limit`` active room ids, oldest first (for retention sweeps)."""
+        check_positive(limit, "limit")
+        ids = await self._redis.zrange(keys.rooms_active(), 0, limit - 1)
+        return [as_text(room_id) for room_id in ids]

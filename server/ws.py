@@ -1,0 +1,124 @@
+"""The websocket endpoint: origin check, frame limits, rate limit, idle timeout, and the read
+loop that hands each decoded request to the service. No game logic here."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from urllib.parse import urlsplit
+
+from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
+
+from protocol import codec
+from protocol.messages import ErrorCode, Ping, ProtocolError
+from server import metrics
+from server.connection import Connection
+from server.ratelimit import TokenBucket
+from server.service import Service
+from server.settings import Settings
+
+log = logging.getLogger(__name__)
+
+#: Refused frames in a row (rate limit, size) after which a connection is cut off as a flood.
+FLOOD_STRIKES = 50
+
+
+def origin_allowed(websocket: WebSocket, settings: Settings) -> bool:
+    """Browsers send an Origin: it must be this server's own or one configured as allowed.
+    Clients that send none (the AI worker, scripts) are not browsers and are let in."""
+    origin = websocket.headers.get("origin")
+    if origin is None:
+        return True
+    if origin in settings.allowed_origins or "*" in settings.allowed_origins:
+        return True
+    host = websocket.headers.get("host", "")
+    return urlsplit(origin).netloc == host
+
+
+async def serve_websocket(websocket: WebSocket) -> None:
+    service: Service = websocket.app.state.service
+    settings: Settings = websocket.app.state.settings
+    if not origin_allowed(websocket, settings):
+        metrics.ERRORS.labels(code=ErrorCode.BAD_ORIGIN.value).inc()
+        await websocket.close(code=1008, reason="origin not allowed")
+        return
+    await websocket.accept()
+    peer = f"{websocket.client.host}:{websocket.client.port}" if websocket.client else "?"
+
+    async def send_bytes(frame: bytes) -> None:
+        await websocket.send_bytes(frame)
+
+    async def close(code: int) -> None:
+        if websocket.application_state is not WebSocketState.DISCONNECTED:
+            await websocket.close(code)
+
+    conn = Connection(
+        send_bytes,
+        close,
+        TokenBucket(settings.rate_per_second, settings.rate_burst, time.monotonic()),
+        peer,
+    )
+    conn.start()
+    metrics.CONNECTIONS.inc()
+    websocket.app.state.connections.add(conn)
+    try:
+        await _read_loop(websocket, conn, service, settings)
+    finally:
+        websocket.app.state.connections.discard(conn)
+        metrics.CONNECTIONS.dec()
+        await service.hub.drop(conn)
+        await conn.drain_and_stop()
+
+
+async def _read_loop(
+    websocket: WebSocket, conn: Connection, service: Service, settings: Settings
+) -> None:
+    strikes = 0
+    while not conn.closed.is_set():
+        try:
+            message = await asyncio.wait_for(
+                websocket.receive(), timeout=settings.idle_timeout_seconds
+            )
+        except TimeoutError:
+            conn.bye(ErrorCode.IDLE_TIMEOUT.value, "no frame for too long; reconnect to resume")
+            return
+        except (WebSocketDisconnect, RuntimeError):
+            return
+        if message["type"] == "websocket.disconnect":
+            return
+        metrics.FRAMES_IN.inc()
+        frame = message.get("bytes")
+        if frame is None:
+            conn.error(None, ErrorCode.BAD_MESSAGE, "frames are binary MessagePack, not text")
+            strikes += 1
+        elif len(frame) > settings.max_frame_bytes:
+            conn.error(
+                None,
+                ErrorCode.FRAME_TOO_LARGE,
+                f"a frame is at most {settings.max_frame_bytes} bytes, got {len(frame)}",
+            )
+            strikes += 1
+        else:
+            strikes = await _handle_frame(conn, service, frame, strikes)
+        if strikes >= FLOOD_STRIKES:
+            conn.bye(ErrorCode.RATE_LIMITED.value, "too many refused frames; slow down")
+            return
+
+
+async def _handle_frame(conn: Connection, service: Service, frame: bytes, strikes: int) -> int:
+    try:
+        request = codec.decode(frame, direction="client", max_size=len(frame) + 1)
+    except ProtocolError as error:
+        conn.send(error.to_message())
+        metrics.ERRORS.labels(code=str(error.code)).inc()
+        return strikes + 1
+    if not isinstance(request, Ping) and not conn.bucket.allow(time.monotonic()):
+        conn.error(
+            getattr(request, "id", None), ErrorCode.RATE_LIMITED, "too many requests; slow down"
+        )
+        return strikes + 1
+    with contextlib.suppress(asyncio.CancelledError):
+        await service.handle(conn, request)
+    return 0

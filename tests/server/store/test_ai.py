@@ -1,0 +1,87 @@
+"""AI seat requests: one worker per request, a dead worker's request taken over."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from server import keys
+from server.store import AiSeatRequest, Store, StoreConfig
+from tests.support.fixtures import StoreFactory
+from tests.support.redis_server import RedisServer
+
+
+async def test_claim_reclaim_ack(store: Store) -> None:
+    entry_id = await store.request_ai_seat("r1", 1, "hard")
+    request = AiSeatRequest(entry_id, "r1", 1, "hard")
+    assert await store.claim_ai_requests("w1") == [request]
+    assert await store.claim_ai_requests("w2") == []  # delivered to one worker only
+    assert await store.pending_ai_requests() == 1
+    # w1 dies without acknowledging: not idle long enough yet for a takeover...
+    assert await store.reclaim_stale_ai_requests("w2", min_idle_ms=60_000) == []
+    # ...and taken over once it is
+    assert await store.reclaim_stale_ai_requests("w2", min_idle_ms=0) == [request]
+    assert await store.ack_ai_request(entry_id)
+    assert not await store.ack_ai_request(entry_id)
+    assert await store.pending_ai_requests() == 0
+    assert await store.reclaim_stale_ai_requests("w3", min_idle_ms=0) == []
+
+
+async def test_a_blocked_worker_wakes_up_for_a_request(
+    store: Store, store_factory: StoreFactory
+) -> None:
+    worker = await store_factory()
+    claim = asyncio.create_task(worker.claim_ai_requests("w1", block_ms=10_000))
+    await asyncio.sleep(0.05)
+    entry_id = await store.request_ai_seat("r9", 0, "easy")
+    assert await asyncio.wait_for(claim, 15) == [AiSeatRequest(entry_id, "r9", 0, "easy")]
+
+
+async def test_each_request_goes_to_exactly_one_worker(
+    store: Store, store_factory: StoreFactory
+) -> None:
+    ids = [await store.request_ai_seat(f"r{i}", i % 2, "normal") for i in range(30)]
+    workers = [await store_factory() for _ in range(3)]
+
+    async def work(n: int) -> list[str]:
+        got: list[str] = []
+        while batch := await workers[n].claim_ai_requests(f"w{n}", count=4):
+            got += [r.entry_id for r in batch]
+            for r in batch:
+                assert await workers[n].ack_ai_request(r.entry_id)
+        return got
+
+    claimed = await asyncio.gather(*(work(n) for n in range(3)))
+    flat = [entry_id for got in claimed for entry_id in got]
+    assert sorted(flat) == sorted(ids) and len(set(flat)) == len(ids)
+    assert await store.pending_ai_requests() == 0
+
+
+async def test_the_group_comes_back_after_a_flush(store: Store, redis_server: RedisServer) -> None:
+    redis_server.flushall()  # the consumer group is gone
+    entry_id = await store.request_ai_seat("r1", 0, "easy")
+    assert await store.claim_ai_requests("w1") == [AiSeatRequest(entry_id, "r1", 0, "easy")]
+
+
+async def test_bad_requests_are_refused(store: Store) -> None:
+    with pytest.raises(ValueError):
+        await store.request_ai_seat("r1", -1, "easy")
+    with pytest.raises(keys.InvalidId):
+        await store.request_ai_seat("r1", 0, "very hard")
+    with pytest.raises(ValueError):
+        await store.ack_ai_request("1-2-3")
+    with pytest.raises(keys.InvalidId):
+        await store.claim_ai_requests("w 1")
+    assert await store.claim_ai_requests("w1") == []
+
+
+async def test_a_long_wait_outlasts_the_socket_timeout(store_factory: StoreFactory) -> None:
+    # A single BLOCK longer than the socket timeout would end in a TimeoutError.
+    config = StoreConfig(socket_timeout=0.3, block_chunk_ms=100, retries=0)
+    worker = await store_factory(config=config)
+    assert await worker.claim_ai_requests("w1", block_ms=700) == []
+    entry_id = await worker.request_ai_seat("r1", 0, "easy")
+    assert await worker.claim_ai_requests("w1", block_ms=700) == [
+        AiSeatRequest(entry_id, "r1", 0, "easy")
+    ]
