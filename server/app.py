@@ -22,7 +22,7 @@ from server.connection import Connection
 from server.hub import Hub
 from server.service import Service
 from server.settings import Settings
-from server.store import Store
+from server.store import Store, StoreConfig
 from server.ws import serve_websocket
 
 log = logging.getLogger(__name__)
@@ -108,7 +108,13 @@ def create_app(settings: Settings | None = None) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         logs.configure(settings.log_level, settings.log_format)
-        store = await Store.connect(settings.redis_url)
+        store = await Store.connect(
+            settings.redis_url,
+            StoreConfig(
+                events_maxlen=settings.event_history,
+                hand_ttl_seconds=settings.hand_retention_seconds,
+            ),
+        )
         feed = store.feed()
         await feed.start()
         hub = Hub(store, feed)

@@ -50,7 +50,7 @@ class Settings:
     default_turn_seconds: int = 0
     hand_retention_seconds: int = 30 * 24 * 3600
     room_idle_seconds: int = 7 * 24 * 3600
-    event_history: int = 2000
+    event_history: int = 10_000
     log_level: str = "INFO"
     log_format: str = "json"
     #: Shared secret of the AI workers: a connection that presents it may take AI seats.
