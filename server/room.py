@@ -121,6 +121,12 @@ class Room:
     def from_dict(cls, data: Mapping[str, Any]) -> Room:
         if data.get("format") != ROOM_FORMAT:
             raise ValueError(f"unsupported room format {data.get('format')!r}")
+        if data.get("mode") not in ROOM_MODES:
+            raise ValueError(f"unknown room mode {data.get('mode')!r}")
+        if data.get("status") not in ("waiting", "playing", "finished"):
+            raise ValueError(f"unknown room status {data.get('status')!r}")
+        if not isinstance(data.get("seats"), list) or len(data["seats"]) != 2:
+            raise ValueError("a room has exactly two seats")
         seats = [Seat.from_dict(seat) for seat in data["seats"]]
         game = data["game"]
         rematch = data["rematch"]
@@ -248,6 +254,7 @@ def hand_id(room_id: str, hand_number: int) -> str:
 
 def leave(room: Room, seat: int, now: float) -> tuple[Room, list[Event]]:
     """A player leaves: a waiting room closes; a match in play is forfeited to the opponent."""
+    _check_seat(seat)
     if room.status == "finished":
         return room, []
     if room.status == "waiting":
@@ -260,6 +267,7 @@ def leave(room: Room, seat: int, now: float) -> tuple[Room, list[Event]]:
 def request_rematch(room: Room, seat: int, next_room: str) -> tuple[Room, list[Event]]:
     """Ask for a rematch after the match; when both players asked (an AI seat always agrees),
     ``next_room`` is the id the new match gets."""
+    _check_seat(seat)
     if room.status != "finished":
         raise RoomClosed("a rematch is offered only when the match is over")
     wants = list(room.rematch)
@@ -320,6 +328,11 @@ def default_action(game: GameState, seat: int) -> Action:
             ),
         )
     return choices[0]
+
+
+def _check_seat(seat: int) -> None:
+    if seat not in (0, 1):
+        raise RoomError(f"a seat is 0 or 1, got {seat!r}")
 
 
 def _start(room: Room, now: float) -> tuple[Room, list[Event]]:
