@@ -16,7 +16,7 @@ $(STAMP): $(LOCK) pyproject.toml
 	touch $@
 
 run: $(STAMP)
-	@echo "server not built yet: the rules engine is in place (see README); the server lands with its own issue."
+	bash scripts/run.sh
 
 test: lint typecheck contracts pytest
 

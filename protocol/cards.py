@@ -18,6 +18,7 @@ FULL_DECK_MASK = (1 << DECK_SIZE) - 1
 #: Card strings in index order: ``DECK[i]`` is the card with index ``i``.
 DECK: tuple[str, ...] = tuple(rank + suit for suit in SUITS for rank in RANKS)
 _INDEX: dict[str, int] = {card: i for i, card in enumerate(DECK)}
+_BITS: dict[str, int] = {card: 1 << i for card, i in _INDEX.items()}
 
 
 def card_index(card: str) -> int:
@@ -77,9 +78,18 @@ def parse_cards(cards: str | Iterable[str]) -> list[str]:
 
 def to_mask(cards: str | Iterable[str]) -> int:
     """The 52-bit mask of validated, distinct cards."""
+    items = cards.split() if isinstance(cards, str) else cards
+    if not isinstance(items, list | tuple):
+        items = list(items)
     mask = 0
-    for card in parse_cards(cards):
-        mask |= 1 << _INDEX[card]
+    try:
+        for card in items:
+            mask |= _BITS[card]
+    except (KeyError, TypeError):
+        parse_cards(items)  # raises the precise error
+        raise
+    if mask.bit_count() != len(items):
+        parse_cards(items)  # raises the duplicate error
     return mask
 
 
