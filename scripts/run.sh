@@ -30,7 +30,7 @@ if [ -z "${REDIS_URL:-}" ]; then
   bash scripts/ensure-redis.sh
   mkdir -p .data/redis
   redis_port="$(free_port)"
-  redis-server --port "$redis_port" --bind 127.0.0.1 --dir "$PWD/.data/redis" \
+  setsid redis-server --port "$redis_port" --bind 127.0.0.1 --dir "$PWD/.data/redis" \
     --appendonly yes --appendfsync everysec --save "" --logfile "$PWD/.data/redis.log" &
   pids+=($!)
   export REDIS_URL="redis://127.0.0.1:$redis_port/0"
@@ -40,12 +40,12 @@ fi
 
 export GIN_AI_WORKER_KEY="${GIN_AI_WORKER_KEY:-$("$PY" -c 'import secrets; print(secrets.token_urlsafe(24))')}"
 export GIN_LOG_FORMAT="${GIN_LOG_FORMAT:-text}"
-GIN_HOST="$HOST" GIN_PORT="$PORT" "$PY" -m server &
+GIN_HOST="$HOST" GIN_PORT="$PORT" setsid "$PY" -m server &
 pids+=($!)
 wait_for "the server" "import urllib.request; urllib.request.urlopen('http://$HOST:$PORT/readyz')"
 
 if "$PY" -c 'import client.ai.worker' 2>/dev/null; then
-  GIN_SERVER_URL="ws://$HOST:$PORT/ws" "$PY" -m client.ai &
+  GIN_SERVER_URL="ws://$HOST:$PORT/ws" setsid "$PY" -m client.ai &
   pids+=($!)
   echo "AI worker: started"
 else
