@@ -39,6 +39,8 @@ __all__ = [
     "Act",
     "Action",
     "ActionKind",
+    "AiSeat",
+    "AiSubscribe",
     "Bye",
     "CancelQuickMatch",
     "ClientMessage",
@@ -624,6 +626,16 @@ class Rematch(_Checked):
 
 
 @dataclass(frozen=True, slots=True)
+class AiSubscribe(_Checked):
+    """An AI worker (``hello`` with ``worker_key``) asks for up to ``capacity`` AI seats; the
+    server then sends it ``ai_seat`` frames. ``capacity`` 0 stops new seats (draining)."""
+
+    t: ClassVar[str] = "ai_subscribe"
+    id: Annotated[RequestId, _REQUEST_ID]
+    capacity: Annotated[int, _integer(0, 10_000)]
+
+
+@dataclass(frozen=True, slots=True)
 class Lobby(_Checked):
     t: ClassVar[str] = "lobby"
     id: Annotated[RequestId, _REQUEST_ID]
@@ -686,6 +698,16 @@ class Snapshot(_Checked):
 
 
 @dataclass(frozen=True, slots=True)
+class AiSeat(_Checked):
+    """To an AI worker: take seat ``seat`` of ``room`` (``join_room``) and play it at ``level``."""
+
+    t: ClassVar[str] = "ai_seat"
+    room: Annotated[str, _ROOM]
+    seat: Annotated[int, _SEAT]
+    level: Annotated[AILevel, _one_of("easy", "normal", "hard")]
+
+
+@dataclass(frozen=True, slots=True)
 class RoomAssigned(_Checked):
     """Quick match paired you: your room and seat."""
 
@@ -727,8 +749,11 @@ ClientMessage: TypeAlias = (
     | Rematch
     | Lobby
     | Stats
+    | AiSubscribe
 )
-ServerMessage: TypeAlias = Ack | Error | Pong | Update | Snapshot | RoomAssigned | Reconnect | Bye
+ServerMessage: TypeAlias = (
+    Ack | Error | Pong | Update | Snapshot | RoomAssigned | AiSeat | Reconnect | Bye
+)
 Message: TypeAlias = ClientMessage | ServerMessage
 
 _CLIENT_CLASSES: tuple[type[ClientMessage], ...] = (
@@ -746,6 +771,7 @@ _CLIENT_CLASSES: tuple[type[ClientMessage], ...] = (
     Rematch,
     Lobby,
     Stats,
+    AiSubscribe,
 )
 _SERVER_CLASSES: tuple[type[ServerMessage], ...] = (
     Ack,
@@ -754,6 +780,7 @@ _SERVER_CLASSES: tuple[type[ServerMessage], ...] = (
     Update,
     Snapshot,
     RoomAssigned,
+    AiSeat,
     Reconnect,
     Bye,
 )

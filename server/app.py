@@ -18,6 +18,7 @@ from starlette.routing import Route, WebSocketRoute
 from protocol import codec
 from protocol.messages import Reconnect
 from server import keys, logs, metrics
+from server.ai_dispatch import AiDispatcher
 from server.connection import Connection
 from server.hub import Hub
 from server.service import Service
@@ -119,7 +120,9 @@ def create_app(settings: Settings | None = None) -> Starlette:
         await feed.start()
         hub = Hub(store, feed)
         hub.start()
-        service = Service(store, hub, settings)
+        dispatcher = AiDispatcher(store)
+        dispatcher.start()
+        service = Service(store, hub, settings, dispatcher)
         app.state.settings = settings
         app.state.store = store
         app.state.service = service
@@ -133,6 +136,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
             app.state.draining = True
             clock.cancel()
             await _tell_clients_to_reconnect(app.state.connections)
+            await dispatcher.stop()
             await hub.stop()
             await feed.close()
             await store.close()

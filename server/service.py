@@ -20,6 +20,7 @@ from protocol import messages as m
 from protocol.messages import ErrorCode
 from protocol.scoring import MatchRules
 from server import identity, metrics
+from server.ai_dispatch import AiDispatcher
 from server.connection import Connection
 from server.engine import Action, IllegalAction, Phase
 from server.hub import Hub, decode_room, encode_change, encode_room
@@ -78,10 +79,13 @@ Handler = Callable[[Connection, Any], Awaitable[dict[str, Any] | None]]
 
 
 class Service:
-    def __init__(self, store: Store, hub: Hub, settings: Settings) -> None:
+    def __init__(
+        self, store: Store, hub: Hub, settings: Settings, dispatcher: AiDispatcher
+    ) -> None:
         self.store = store
         self.hub = hub
         self.settings = settings
+        self.dispatcher = dispatcher
         self._handlers: dict[type[Any], Handler] = {
             m.Hello: self.hello,
             m.SetName: self.set_name,
@@ -96,6 +100,7 @@ class Service:
             m.Rematch: self.rematch,
             m.Lobby: self.lobby,
             m.Stats: self.stats,
+            m.AiSubscribe: self.ai_subscribe,
         }
 
     async def handle(self, conn: Connection, message: m.Message) -> None:
@@ -236,6 +241,8 @@ class Service:
 
         await self._change(room_id, seat_player, actor=None)
         seat = seat_box[-1]
+        if conn.is_worker:
+            await self.dispatcher.seat_bound(conn, room_id, seat)
         await self._follow_from_start(conn, room_id, seat)
         return {"room": room_id, "seat": seat}
 
@@ -366,8 +373,11 @@ class Service:
                 raise RequestFailed(ErrorCode.NOT_A_PLAYER, "you have no seat in this room")
             return leave(room, seat, now)
 
+        subscription = conn.rooms.get(message.room)
         version = await self._change(message.room, leave_room, actor=None)
         await self.hub.unfollow(conn, message.room)
+        if conn.is_worker and subscription is not None and subscription.seat is not None:
+            self.dispatcher.seat_released(conn, message.room, subscription.seat)
         return {"room": message.room, "seq": version}
 
     async def rematch(self, conn: Connection, message: m.Rematch) -> dict[str, Any]:
@@ -397,6 +407,31 @@ class Service:
                 if seat.ai is not None:
                     await self.store.request_ai_seat(room.id, index, seat.ai)
         return {"room": old.next_room}
+
+    async def ai_subscribe(self, conn: Connection, message: m.AiSubscribe) -> dict[str, Any]:
+        if not conn.is_worker:
+            raise RequestFailed(
+                ErrorCode.NOT_AUTHENTICATED, "only an AI worker (hello with worker_key) may"
+            )
+        self.dispatcher.subscribe(conn, message.capacity)
+        return {"capacity": message.capacity}
+
+    async def connection_closed(self, conn: Connection) -> None:
+        """A worker that goes away gives back the AI seats of the matches it was playing."""
+        if not conn.is_worker:
+            return
+        playing: list[tuple[str, int, str]] = []
+        for room_id, subscription in list(conn.rooms.items()):
+            seat = subscription.seat
+            loaded = await self.store.load_room(room_id)
+            if seat is None or loaded is None:
+                continue
+            room = decode_room(loaded[1])
+            level = room.seats[seat].ai
+            ours = room.seats[seat].player == conn.player_id
+            if room.status == "playing" and level is not None and ours:
+                playing.append((room_id, seat, level))
+        await self.dispatcher.worker_gone(conn, playing)
 
     async def lobby(self, conn: Connection, message: m.Lobby) -> dict[str, Any]:
         return {"recent_hands": await self.recent_hands(20)}

@@ -68,6 +68,10 @@ async def serve_websocket(websocket: WebSocket) -> None:
     finally:
         websocket.app.state.connections.discard(conn)
         metrics.CONNECTIONS.dec()
+        try:
+            await service.connection_closed(conn)
+        except Exception:
+            log.exception("cleanup after a closed connection failed")
         await service.hub.drop(conn)
         await conn.drain_and_stop()
 

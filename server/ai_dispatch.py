@@ -1,0 +1,141 @@
+"""Hands AI seat requests (a Redis stream with a consumer group) to the AI workers connected
+to this process. A request is acknowledged in the stream only once a worker has bound the
+seat; one that no worker bound is claimed again by some process after ``STALE_MS``.
+A worker that disconnects gives its seats back: they are requested again for another worker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import uuid
+from dataclasses import dataclass, field
+from typing import cast
+
+from protocol.messages import AILevel, AiSeat
+from server.connection import Connection
+from server.store import AiSeatRequest, Store
+
+log = logging.getLogger(__name__)
+
+#: A request handed to a worker that has not bound the seat after this long is handed again.
+STALE_MS = 10_000
+CLAIM_BLOCK_MS = 1_000
+
+
+@dataclass(eq=False)
+class Worker:
+    conn: Connection
+    capacity: int
+    seats: set[tuple[str, int]] = field(default_factory=set)
+    offered: dict[tuple[str, int], str] = field(default_factory=dict)
+
+    @property
+    def free(self) -> int:
+        return self.capacity - len(self.seats) - len(self.offered)
+
+
+class AiDispatcher:
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self.consumer = f"server-{uuid.uuid4().hex[:12]}"
+        self._workers: dict[Connection, Worker] = {}
+        self._levels: dict[tuple[str, int], str] = {}
+        self._wakeup = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name="ai dispatcher")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    def subscribe(self, conn: Connection, capacity: int) -> None:
+        worker = self._workers.get(conn)
+        if worker is None:
+            self._workers[conn] = Worker(conn, capacity)
+        else:
+            worker.capacity = capacity
+        self._wakeup.set()
+
+    async def seat_bound(self, conn: Connection, room_id: str, seat: int) -> None:
+        """A worker took the seat: acknowledge the request it came from."""
+        worker = self._workers.get(conn)
+        if worker is None:
+            return
+        entry = worker.offered.pop((room_id, seat), None)
+        self._levels.pop((room_id, seat), None)
+        worker.seats.add((room_id, seat))
+        if entry is not None:
+            await self._store.ack_ai_request(entry)
+
+    def seat_released(self, conn: Connection, room_id: str, seat: int) -> None:
+        """The worker's match in that room is over: its capacity is free again."""
+        worker = self._workers.get(conn)
+        if worker is not None:
+            worker.seats.discard((room_id, seat))
+            self._wakeup.set()
+
+    async def worker_gone(self, conn: Connection, playing: list[tuple[str, int, str]]) -> None:
+        """Request again the seats a departed worker was playing or had been offered."""
+        worker = self._workers.pop(conn, None)
+        if worker is None:
+            return
+        for (room_id, seat), entry in worker.offered.items():
+            level = self._levels.pop((room_id, seat), None)
+            await self._store.ack_ai_request(entry)
+            if level is not None:
+                await self._store.request_ai_seat(room_id, seat, level)
+        for room_id, seat, level in playing:
+            await self._store.request_ai_seat(room_id, seat, level)
+
+    def _pick(self) -> Worker | None:
+        free = [worker for worker in self._workers.values() if worker.free > 0]
+        return max(free, key=lambda worker: worker.free, default=None)
+
+    async def _run(self) -> None:
+        reclaim_every = 5.0
+        loop = asyncio.get_running_loop()
+        next_reclaim = loop.time()
+        while True:
+            try:
+                if self._pick() is None:
+                    self._wakeup.clear()
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._wakeup.wait(), timeout=reclaim_every)
+                    continue
+                requests: list[AiSeatRequest] = []
+                if loop.time() >= next_reclaim:
+                    next_reclaim = loop.time() + reclaim_every
+                    requests = await self._store.reclaim_stale_ai_requests(
+                        self.consumer, STALE_MS, count=self._free_total()
+                    )
+                if not requests:
+                    requests = await self._store.claim_ai_requests(
+                        self.consumer, count=self._free_total(), block_ms=CLAIM_BLOCK_MS
+                    )
+                for request in requests:
+                    self._offer(request)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("AI dispatch failed")
+                await asyncio.sleep(1.0)
+
+    def _free_total(self) -> int:
+        return max(1, sum(max(0, worker.free) for worker in self._workers.values()))
+
+    def _offer(self, request: AiSeatRequest) -> None:
+        worker = self._pick()
+        if worker is None:
+            return  # stays pending; reclaimed after STALE_MS
+        key = (request.room_id, request.seat)
+        worker.offered[key] = request.entry_id
+        self._levels[key] = request.level
+        worker.conn.send(
+            AiSeat(room=request.room_id, seat=request.seat, level=cast(AILevel, request.level))
+        )
