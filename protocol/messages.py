@@ -545,6 +545,7 @@ class CreateRoom(_Checked):
     level: Annotated[AILevel | None, _one_of("easy", "normal", "hard")] = None
     rules: Annotated[Rules | None, _nested(Rules)] = None
     turn_seconds: Annotated[int | None, _integer(0, 3600)] = None
+    stand_in: Annotated[bool | None, _flag] = None
 
     def _check(self) -> None:
         if self.mode == "ai" and self.level is None:

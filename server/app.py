@@ -99,6 +99,7 @@ async def _turn_clock(service: Service, interval: float) -> None:
         await asyncio.sleep(interval)
         try:
             await service.expire_turns()
+            await service.start_stand_ins()
         except Exception:
             log.exception("turn clock failed")
 

@@ -43,22 +43,41 @@ class RoomClosed(RoomError):
 
 @dataclass(frozen=True, slots=True)
 class Seat:
-    """One seat: the player bound to it (by id), the name shown, and its AI level if any."""
+    """One seat: the player bound to it (by id), the name shown, its AI level if it is an AI
+    seat, and for a person: since when they are away, and the AI standing in for them (its
+    level, and the worker bound to play it) until they come back."""
 
     player: str | None = None
     name: str | None = None
     ai: str | None = None
+    away_since: float | None = None
+    stand_in: str | None = None
+    agent: str | None = None
 
     @property
     def open(self) -> bool:
         return self.player is None and self.ai is None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"player": self.player, "name": self.name, "ai": self.ai}
+        return {
+            "player": self.player,
+            "name": self.name,
+            "ai": self.ai,
+            "away_since": self.away_since,
+            "stand_in": self.stand_in,
+            "agent": self.agent,
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Seat:
-        return cls(player=data["player"], name=data["name"], ai=data["ai"])
+        return cls(
+            player=data["player"],
+            name=data["name"],
+            ai=data["ai"],
+            away_since=data.get("away_since"),
+            stand_in=data.get("stand_in"),
+            agent=data.get("agent"),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,12 +98,25 @@ class Room:
     forfeit: int | None = None
     rematch: tuple[bool, bool] = (False, False)
     next_room: str | None = None
+    #: Level of the AI that stands in for a person away longer than the grace (None: off).
+    stand_in_level: str | None = None
 
     # --- queries ------------------------------------------------------------------------------
 
     def seat_of(self, player_id: str) -> int | None:
+        """The seat this player owns (a stand-in's worker owns none)."""
         for index, seat in enumerate(self.seats):
             if seat.player == player_id:
+                return index
+        return None
+
+    def acting_seat(self, player_id: str) -> int | None:
+        """The seat this player may act for now: its own unless an AI stands in for it, or
+        the seat it stands in for."""
+        for index, seat in enumerate(self.seats):
+            if seat.agent == player_id:
+                return index
+            if seat.player == player_id and seat.stand_in is None:
                 return index
         return None
 
@@ -115,6 +147,7 @@ class Room:
             "forfeit": self.forfeit,
             "rematch": list(self.rematch),
             "next_room": self.next_room,
+            "stand_in_level": self.stand_in_level,
         }
 
     @classmethod
@@ -147,6 +180,7 @@ class Room:
             forfeit=data["forfeit"],
             rematch=(bool(rematch[0]), bool(rematch[1])),
             next_room=data["next_room"],
+            stand_in_level=data.get("stand_in_level"),
         )
 
 
@@ -165,6 +199,7 @@ def create_room(
     turn_seconds: int = 0,
     invite: str | None = None,
     opponent: Seat | None = None,
+    stand_in_level: str | None = None,
 ) -> tuple[Room, list[Event]]:
     """A new room with the creator in seat 0. An AI room seats the AI in seat 1 and deals at
     once; a quick-match room is created with both players and deals at once."""
@@ -186,7 +221,10 @@ def create_room(
         seed=seed,
         created_at=now,
         invite=invite,
+        stand_in_level=stand_in_level,
     )
+    if stand_in_level is not None and stand_in_level not in AI_LEVELS:
+        raise RoomError(f"stand-in level must be one of {', '.join(AI_LEVELS)}")
     events: list[Event] = [{"type": "room", "status": "waiting", "seats": _public_seats(room)}]
     if not room.seats[1].open:
         room, started = _start(room, now)
@@ -293,6 +331,7 @@ def rematch_room(old: Room, room_id: str, seed: int, now: float) -> tuple[Room, 
         turn_seconds=old.turn_seconds,
         seed=seed,
         created_at=now,
+        stand_in_level=old.stand_in_level,
     )
     room, events = _start(room, now)
     return room, [{"type": "room", "status": "rematch", "seats": _public_seats(room)}, *events]
@@ -330,6 +369,59 @@ def default_action(game: GameState, seat: int) -> Action:
     return choices[0]
 
 
+def mark_away(room: Room, seat: int, now: float) -> tuple[Room, list[Event]]:
+    """The seat's player lost their connection (nothing changes if already away)."""
+    _check_seat(seat)
+    if room.seats[seat].away_since is not None or room.status != "playing":
+        return room, []
+    room = _with_seat(room, seat, replace(room.seats[seat], away_since=now))
+    return room, [{"type": "presence", "seat": seat, "away": True}]
+
+
+def mark_back(room: Room, seat: int) -> tuple[Room, list[Event]]:
+    """The seat's player is back: any stand-in hands the seat back to them."""
+    _check_seat(seat)
+    current = room.seats[seat]
+    if current.away_since is None and current.stand_in is None:
+        return room, []
+    room = _with_seat(room, seat, replace(current, away_since=None, stand_in=None, agent=None))
+    return room, [{"type": "presence", "seat": seat, "away": False}]
+
+
+def start_stand_in(room: Room, seat: int, now: float, grace: float) -> tuple[Room, list[Event]]:
+    """An AI stands in for a person away longer than ``grace`` seconds (if the room allows)."""
+    _check_seat(seat)
+    current = room.seats[seat]
+    level = room.stand_in_level
+    away = current.away_since
+    if (
+        level is None
+        or room.status != "playing"
+        or current.ai is not None
+        or current.stand_in is not None
+        or away is None
+        or now < away + grace
+    ):
+        return room, []
+    room = _with_seat(room, seat, replace(current, stand_in=level))
+    return room, [{"type": "stand_in", "seat": seat, "level": level}]
+
+
+def bind_stand_in(room: Room, seat: int, player_id: str) -> tuple[Room, list[Event]]:
+    """Bind a waiting stand-in to the worker that took its request."""
+    _check_seat(seat)
+    current = room.seats[seat]
+    if current.stand_in is None:
+        raise NotAPlayer(f"nobody needs a stand-in in seat {seat} of room {room.id}")
+    return _with_seat(room, seat, replace(current, agent=player_id)), []
+
+
+def _with_seat(room: Room, index: int, seat: Seat) -> Room:
+    seats = list(room.seats)
+    seats[index] = seat
+    return replace(room, seats=(seats[0], seats[1]))
+
+
 def _check_seat(seat: int) -> None:
     if seat not in (0, 1):
         raise RoomError(f"a seat is 0 or 1, got {seat!r}")
@@ -351,7 +443,16 @@ def _deadline(room: Room, now: float) -> float | None:
 
 
 def _public_seats(room: Room) -> list[dict[str, Any]]:
-    return [{"name": seat.name, "ai": seat.ai, "open": seat.open} for seat in room.seats]
+    return [
+        {
+            "name": seat.name,
+            "ai": seat.ai,
+            "open": seat.open,
+            "away": seat.away_since is not None,
+            "stand_in": seat.stand_in,
+        }
+        for seat in room.seats
+    ]
 
 
 def room_view(

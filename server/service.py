@@ -30,13 +30,17 @@ from server.room import (
     Seat,
     act,
     bind_ai_seat,
+    bind_stand_in,
     create_room,
     expire_turn,
     hand_record,
     join,
     leave,
+    mark_away,
+    mark_back,
     rematch_room,
     request_rematch,
+    start_stand_in,
 )
 from server.settings import Settings
 from server.store import CommitStatus, QuickMatchStatus, Store
@@ -47,6 +51,8 @@ SERVER_VERSION = "gin-rummy-server/0.1"
 INVITE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 INVITE_LENGTH = 8
 INVITE_TTL_SECONDS = 7 * 24 * 3600
+#: Level of the AI that stands in for a person who stays away past the grace period.
+STAND_IN_LEVEL = "normal"
 #: Retries of a server-initiated change (join, leave, rematch) that lost a compare-and-set race.
 CHANGE_RETRIES = 20
 
@@ -202,6 +208,7 @@ class Service:
             level=message.level,
             turn_seconds=turn_seconds,
             invite=invite,
+            stand_in_level=STAND_IN_LEVEL if _stand_in_wanted(message) else None,
         )
         await self._create(room, events)
         if invite is not None:
@@ -229,8 +236,12 @@ class Service:
             existing = room.seat_of(player.player or "")
             if existing is not None:
                 seat_box.append(existing)
-                return room, []
+                return mark_back(room, existing)
             if conn.is_worker:
+                for index, seat in enumerate(room.seats):
+                    if seat.stand_in is not None and seat.ai is None:
+                        seat_box.append(index)
+                        return bind_stand_in(room, index, player.player or "")
                 for index, seat in enumerate(room.seats):
                     if seat.ai is not None:
                         seat_box.append(index)
@@ -297,7 +308,11 @@ class Service:
             raise RequestFailed(ErrorCode.NOT_FOUND, f"no room {message.room}")
         version, blob = loaded
         room = decode_room(blob)
-        seat = room.seat_of(conn.player_id)
+        seat = room.acting_seat(conn.player_id)
+        owner = room.seat_of(conn.player_id)
+        if owner is not None and (room.seats[owner].away_since or room.seats[owner].stand_in):
+            await self._change(message.room, lambda current, now: mark_back(current, owner), None)
+            seat = owner
         if message.last_seq > version:
             raise RequestFailed(
                 ErrorCode.STALE_SEQUENCE,
@@ -323,8 +338,12 @@ class Service:
             raise RequestFailed(ErrorCode.NOT_FOUND, f"no room {message.room}")
         version, blob = loaded
         room = decode_room(blob)
-        seat = room.seat_of(conn.player_id)
+        seat = room.acting_seat(conn.player_id)
         if seat is None:
+            if room.seat_of(conn.player_id) is not None:
+                raise RequestFailed(
+                    ErrorCode.NOT_YOUR_SEAT, "an AI stands in for you: resume to take it back"
+                )
             raise RequestFailed(ErrorCode.NOT_A_PLAYER, "only the room's players can act")
         if message.seq != version:
             raise RequestFailed(
@@ -417,8 +436,10 @@ class Service:
         return {"capacity": message.capacity}
 
     async def connection_closed(self, conn: Connection) -> None:
-        """A worker that goes away gives back the AI seats of the matches it was playing."""
+        """A worker that goes away gives back the AI seats it was playing; a person who goes
+        away is marked away (their seat waits; a stand-in may take over after the grace)."""
         if not conn.is_worker:
+            await self._mark_away(conn)
             return
         playing: list[tuple[str, int, str]] = []
         for room_id, subscription in list(conn.rooms.items()):
@@ -426,12 +447,41 @@ class Service:
             loaded = await self.store.load_room(room_id)
             if seat is None or loaded is None:
                 continue
-            room = decode_room(loaded[1])
-            level = room.seats[seat].ai
-            ours = room.seats[seat].player == conn.player_id
-            if room.status == "playing" and level is not None and ours:
-                playing.append((room_id, seat, level))
+            held = decode_room(loaded[1])
+            if held.status != "playing":
+                continue
+            current = held.seats[seat]
+            if current.ai is not None and current.player == conn.player_id:
+                playing.append((room_id, seat, current.ai))
+            elif current.stand_in is not None and current.agent == conn.player_id:
+                playing.append((room_id, seat, current.stand_in))
         await self.dispatcher.worker_gone(conn, playing)
+
+    async def _mark_away(self, conn: Connection) -> None:
+        player_id = conn.player_id
+        if player_id is None:
+            return
+        others = [
+            other
+            for other in self.hub.connections()
+            if other is not conn and other.player_id == player_id
+        ]
+        for room_id, subscription in list(conn.rooms.items()):
+            if subscription.seat is None:
+                continue
+            if any(room_id in other.rooms for other in others):
+                continue
+            seat = subscription.seat
+
+            def away(room: Room, now: float, seat: int = seat) -> tuple[Room, list[Any]]:
+                if room.seat_of(player_id) != seat:
+                    return room, []
+                return mark_away(room, seat, now)
+
+            try:
+                await self._change(room_id, away, actor=None)
+            except RequestFailed:
+                continue
 
     async def lobby(self, conn: Connection, message: m.Lobby) -> dict[str, Any]:
         return {"recent_hands": await self.recent_hands(20)}
@@ -557,6 +607,34 @@ class Service:
 
     # --- the turn clock -----------------------------------------------------------------------
 
+    async def start_stand_ins(self) -> int:
+        """Ask for an AI to stand in for every person away longer than the grace period."""
+        started = 0
+        now = time.time()
+        grace = self.settings.disconnect_grace_seconds
+        for room_id, room in self.hub.followed_rooms():
+            if room.stand_in_level is None or room.status != "playing":
+                continue
+            for index, seat in enumerate(room.seats):
+                away = seat.away_since
+                if seat.stand_in is not None or away is None or now < away + grace:
+                    continue
+
+                def stand_in(
+                    current: Room, at: float, index: int = index
+                ) -> tuple[Room, list[Any]]:
+                    return start_stand_in(current, index, at, grace)
+
+                try:
+                    await self._change(room_id, stand_in, actor=None)
+                except RequestFailed:
+                    continue
+                loaded = await self.store.load_room(room_id)
+                if loaded is not None and decode_room(loaded[1]).seats[index].stand_in:
+                    await self.store.request_ai_seat(room_id, index, room.stand_in_level)
+                    started += 1
+        return started
+
     async def expire_turns(self) -> int:
         """Play the default move for every followed room whose turn clock ran out."""
         played = 0
@@ -601,3 +679,10 @@ def _match_rules(requested: m.Rules | None) -> MatchRules:
         "shutout_bonus": requested.shutout_bonus,
     }
     return MatchRules.from_dict({key: value for key, value in given.items() if value is not None})
+
+
+def _stand_in_wanted(message: m.CreateRoom) -> bool:
+    """An AI stands in for an absent person: on by default against an AI, off otherwise."""
+    if message.stand_in is not None:
+        return message.stand_in
+    return message.mode == "ai"

@@ -22,7 +22,7 @@ HIDDEN: Event = {"type": "hidden"}
 _PUBLIC_MOVES = frozenset({"take_upcard", "pass", "discard", "knock", "gin"})
 _PUBLIC_RESULTS = frozenset({"hand_over", "match_over"})
 #: Room events (seats, forfeits, rematches, turn clock): public, and they name no card.
-_PUBLIC_ROOM_EVENTS = frozenset({"room", "forfeit", "rematch", "timeout"})
+_PUBLIC_ROOM_EVENTS = frozenset({"room", "forfeit", "rematch", "timeout", "presence", "stand_in"})
 
 
 def game_view(state: GameState, seat: int | None) -> dict[str, Any]:
