@@ -573,6 +573,7 @@ class Service:
             await self._record_hand(after)
         if after.status == "finished" and before.status != "finished":
             await self._record_match(after)
+            await self.store.expire_room(after.id, self.settings.room_idle_seconds)
 
     async def _record_hand(self, room: Room) -> None:
         record = hand_record(room)
