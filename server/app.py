@@ -134,9 +134,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
         try:
             yield
         finally:
-            app.state.draining = True
             clock.cancel()
-            await _tell_clients_to_reconnect(app.state.connections)
+            await drain(app)
             await dispatcher.stop()
             await hub.stop()
             await feed.close()
@@ -157,7 +156,13 @@ def create_app(settings: Settings | None = None) -> Starlette:
     )
 
 
-async def _tell_clients_to_reconnect(connections: set[Connection]) -> None:
+async def drain(app: Starlette) -> None:
+    """Stop taking work: /readyz turns 503, AI workers get no new seats, and every client is
+    told to reconnect (to another process) and resume."""
+    if app.state.draining:
+        return
+    app.state.draining = True
+    connections: set[Connection] = app.state.connections
     for conn in list(connections):
         conn.send(Reconnect(reason="server shutting down", retry_ms=500))
         conn.bye("going_away", "server shutting down; reconnect and resume")
