@@ -42,6 +42,7 @@ lock:
 	$(PY) -m pip install --quiet uv
 	$(VENV)/bin/uv pip compile pyproject.toml --extra dev --extra reference \
 		--python-version 3.11 -o $(LOCK)
+	$(VENV)/bin/uv pip compile pyproject.toml --python-version 3.11 -o requirements/runtime.lock
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis build

@@ -8,6 +8,9 @@
   more stores (as more server processes would), all closed after the test.
 - ``private_redis`` (function): a redis-server for this test alone (``appendfsync always``),
   for tests that stop, kill or restart it.
+- ``server_factory`` (function): starts real ``python -m server`` processes on ``redis_url``
+  (``tests.support.server_process``), killed after the test; their logs are shown when the
+  test fails. ``gin_server``: one of them, with loose rate limits.
 
 Async fixtures run in the test's own event loop (``loop_scope="function"``, the default
 loop scope of tests).
@@ -15,13 +18,15 @@ loop scope of tests).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Iterator, Mapping
+from pathlib import Path
 
 import pytest
 import pytest_asyncio
 
 from server.store import Store, StoreConfig
 from tests.support.redis_server import RedisServer, redis_server_binary
+from tests.support.server_process import ServerProcess
 
 StoreFactory = Callable[..., Awaitable[Store]]
 
@@ -76,3 +81,59 @@ async def store_factory(redis_url: str) -> AsyncIterator[StoreFactory]:
 @pytest_asyncio.fixture(loop_scope="function")
 async def store(store_factory: StoreFactory) -> Store:
     return await store_factory()
+
+
+# --- real server processes (end-to-end tests) ----------------------------------------------------
+
+#: Rate limits loose enough for scripted clients that act as fast as they can.
+FAST_CLIENT_ENV = {"GIN_RATE_PER_SECOND": "100000", "GIN_RATE_BURST": "100000"}
+
+ServerFactory = Callable[..., ServerProcess]
+_SERVERS = pytest.StashKey[list[ServerProcess]]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """Show the logs of the test's server processes when it fails."""
+    report = yield
+    if report.failed:
+        for server in item.stash.get(_SERVERS, []):
+            report.sections.append(
+                (f"server log (port {server.port}, {server.log_path})", server.log_tail(80))
+            )
+    return report
+
+
+@pytest.fixture
+def server_factory(
+    request: pytest.FixtureRequest, redis_url: str, tmp_path: Path
+) -> Iterator[ServerFactory]:
+    """``server_factory(env={...}, start=True, port=None)`` -> a ``ServerProcess`` on the
+    test's Redis (``redis_url``), started unless ``start=False``; all killed after the test."""
+    servers: list[ServerProcess] = []
+    request.node.stash[_SERVERS] = servers
+
+    def make(
+        *,
+        env: Mapping[str, str] | None = None,
+        start: bool = True,
+        port: int | None = None,
+        redis: str | None = None,
+    ) -> ServerProcess:
+        server = ServerProcess(redis or redis_url, env=env, port=port, log_dir=tmp_path)
+        servers.append(server)
+        if start:
+            server.start()
+        return server
+
+    yield make
+    for server in servers:
+        server.kill()
+
+
+@pytest.fixture
+def gin_server(server_factory: ServerFactory) -> ServerProcess:
+    """One running server process with loose rate limits (see ``FAST_CLIENT_ENV``)."""
+    return server_factory(env=FAST_CLIENT_ENV)
