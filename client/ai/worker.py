@@ -1,0 +1,220 @@
+"""The AI worker: an ordinary websocket client that plays the AI seats the server hands it.
+
+It says ``hello`` with the workers' shared key, asks for up to ``capacity`` seats
+(``ai_subscribe``), and for every ``ai_seat`` it takes the seat (``join_room``) and plays it
+from the updates like any client: it sees exactly what a person in that seat sees. Heavy
+decisions (the hard level) run in a process pool, so one worker plays many seats without
+blocking its event loop. After a dropped connection the session reconnects and resumes its
+rooms, and the worker subscribes again. On SIGTERM it stops taking seats and finishes the
+matches it is playing (or hands them back by disconnecting after ``drain_seconds``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import signal
+from collections.abc import Mapping
+from concurrent.futures import Executor, ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from client.ai.policies import get_policy
+from client.session import RequestError, Session, SessionClosed
+from protocol import messages as m
+
+log = logging.getLogger(__name__)
+
+#: Levels whose decisions are heavy enough to leave the event loop for a process pool.
+POOLED_LEVELS = frozenset({"hard"})
+#: Errors after which the seat is no longer this worker's to play.
+LOST_SEAT_CODES = frozenset({"not_a_player", "not_your_seat", "not_found", "room_full"})
+
+
+@dataclass(frozen=True)
+class WorkerSettings:
+    url: str
+    worker_key: str
+    capacity: int = 50
+    think_seconds: float = 0.3
+    """Pause before each move, so that people can follow the AI's play (0 in tests)."""
+    drain_seconds: float = 600.0
+    processes: int = 1
+    name: str = "AI"
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> WorkerSettings:
+        key = env.get("GIN_AI_WORKER_KEY")
+        if not key:
+            raise ValueError("GIN_AI_WORKER_KEY is not set: the worker needs the server's key")
+        return cls(
+            url=env.get("GIN_SERVER_URL", "ws://127.0.0.1:8000/ws"),
+            worker_key=key,
+            capacity=int(env.get("GIN_AI_CAPACITY", "50")),
+            think_seconds=float(env.get("GIN_AI_THINK_SECONDS", "0.3")),
+            drain_seconds=float(env.get("GIN_AI_DRAIN_SECONDS", "600")),
+            processes=int(env.get("GIN_AI_PROCESSES", "1")),
+        )
+
+
+def decide(level: str, game: Mapping[str, Any], seed: str) -> dict[str, Any]:
+    """One decision; a plain function so that a process pool can run it."""
+    return get_policy(level)(game, random.Random(seed))
+
+
+class Worker:
+    def __init__(self, settings: WorkerSettings, executor: Executor | None = None) -> None:
+        self.settings = settings
+        self._executor = executor
+        self._session: Session | None = None
+        self._seats: dict[str, asyncio.Task[None]] = {}
+        self._accepting = True
+        self._stopped = asyncio.Event()
+        self._drain: asyncio.Task[None] | None = None
+        self.moves = 0
+
+    async def run(self) -> None:
+        """Play seats until :meth:`stop`; reconnects by itself."""
+        self._session = await Session.connect(
+            self.settings.url,
+            name=self.settings.name,
+            client="ai-worker/0.1",
+            worker_key=self.settings.worker_key,
+        )
+        session = self._session
+        subscribed_on = -1
+        try:
+            while not self._stopped.is_set():
+                if session.closed:
+                    raise SessionClosed(session.closed_reason or "closed")
+                if session.connected and subscribed_on != session.connections:
+                    with contextlib.suppress(Exception):
+                        await session.request("ai_subscribe", capacity=self._capacity())
+                        subscribed_on = session.connections
+                try:
+                    message = await session.next_message(
+                        lambda msg: isinstance(msg, m.AiSeat), timeout=1.0
+                    )
+                except TimeoutError:
+                    continue
+                assert isinstance(message, m.AiSeat)
+                self._take(message)
+        finally:
+            await self._finish()
+
+    def _capacity(self) -> int:
+        return self.settings.capacity if self._accepting else 0
+
+    def _take(self, seat: m.AiSeat) -> None:
+        running = self._seats.get(seat.room)
+        if running is not None and not running.done():
+            return
+        if not self._accepting:
+            return
+        task = asyncio.create_task(self._play(seat.room, seat.level), name=f"seat {seat.room}")
+        self._seats[seat.room] = task
+        task.add_done_callback(lambda _: self._seats.pop(seat.room, None))
+
+    async def _play(self, room: str, level: str) -> None:
+        session = self._session
+        assert session is not None
+        try:
+            ack = await session.request("join_room", room=room)
+        except RequestError as error:
+            log.info("seat not taken", extra={"room": room, "code": error.code})
+            return
+        seat = ack.result["seat"]
+        try:
+            await self._play_seat(session, room, seat, level)
+        except (SessionClosed, asyncio.CancelledError):
+            raise
+        except RequestError as error:
+            log.info("seat lost", extra={"room": room, "code": error.code})
+        except Exception:
+            log.exception("seat failed", extra={"room": room})
+        finally:
+            session.forget(room)
+
+    async def _play_seat(self, session: Session, room: str, seat: int, level: str) -> None:
+        state = session.room(room)
+        while True:
+            view = await session.wait_for(room, lambda v: _wants_move(v, seat), timeout=3600)
+            if view["status"] == "finished" or view.get("seat") != seat:
+                with contextlib.suppress(RequestError):
+                    await session.request("leave", room=room)
+                return
+            seq = state.seq
+            game = view["game"]
+            if self.settings.think_seconds:
+                await asyncio.sleep(self.settings.think_seconds)
+            action = await self._decide(level, game, f"{room}:{seat}:{seq}")
+            try:
+                ack = await session.act(room, action["kind"], action.get("card"), seq=seq)
+            except RequestError as error:
+                if error.code in LOST_SEAT_CODES:
+                    return
+                if error.code not in ("stale_sequence", "duplicate_request"):
+                    log.warning("move refused", extra={"room": room, "code": error.code})
+                await session.wait_seq(room, seq + 1, timeout=30)
+                continue
+            self.moves += 1
+            await session.wait_seq(room, ack.result["seq"], timeout=30)
+
+    async def _decide(self, level: str, game: Mapping[str, Any], seed: str) -> dict[str, Any]:
+        if self._executor is not None and level in POOLED_LEVELS:
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(self._executor, decide, level, dict(game), seed)
+        return decide(level, game, seed)
+
+    def stop(self) -> None:
+        """Take no new seats; finish the current matches (up to ``drain_seconds``), then stop.
+        Seats still in play then are handed back when the connection closes."""
+        if not self._accepting:
+            self._stopped.set()  # a second signal: stop now
+            return
+        self._accepting = False
+        loop = asyncio.get_running_loop()
+        loop.call_later(self.settings.drain_seconds, self._stopped.set)
+        self._drain = loop.create_task(self._drain_seats())
+
+    async def _drain_seats(self) -> None:
+        session = self._session
+        if session is not None and session.connected:
+            with contextlib.suppress(Exception):
+                await session.request("ai_subscribe", capacity=0)
+        while self._seats:
+            await asyncio.gather(*self._seats.values(), return_exceptions=True)
+        self._stopped.set()
+
+    async def _finish(self) -> None:
+        for task in list(self._seats.values()):
+            task.cancel()
+        await asyncio.gather(*self._seats.values(), return_exceptions=True)
+        if self._session is not None:
+            await self._session.close()
+
+
+def _wants_move(view: Mapping[str, Any], seat: int) -> bool:
+    """Time to act: the seat has a move other than dealing the next hand (people deal), or
+    the match is over, or the seat is not ours any more."""
+    if view["status"] == "finished" or view.get("seat") != seat:
+        return True
+    game = view.get("game")
+    if not game:
+        return False
+    return any(action["kind"] != "next_hand" for action in game["legal_actions"])
+
+
+async def serve(settings: WorkerSettings) -> None:
+    executor = ProcessPoolExecutor(settings.processes) if settings.processes > 0 else None
+    worker = Worker(settings, executor)
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, worker.stop)
+    try:
+        await worker.run()
+    finally:
+        if executor is not None:
+            executor.shutdown(cancel_futures=True)
