@@ -13,7 +13,8 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
-from starlette.routing import Route, WebSocketRoute
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
 
 from protocol import codec
 from protocol.messages import Reconnect
@@ -94,14 +95,23 @@ async def hands(request: Request) -> Response:
     return JSONResponse({"hands": await service.recent_hands(limit)})
 
 
+SWEEP_EVERY = 60.0
+
+
 async def _turn_clock(service: Service, interval: float) -> None:
+    """The periodic work of a process: turn clocks, stand-ins, and the retention sweep."""
+    loop = asyncio.get_running_loop()
+    next_sweep = loop.time()
     while True:
         await asyncio.sleep(interval)
         try:
             await service.expire_turns()
             await service.start_stand_ins()
+            if loop.time() >= next_sweep:
+                next_sweep = loop.time() + SWEEP_EVERY
+                await service.sweep_idle_rooms()
         except Exception:
-            log.exception("turn clock failed")
+            log.exception("periodic work failed")
 
 
 def create_app(settings: Settings | None = None) -> Starlette:
@@ -145,6 +155,13 @@ def create_app(settings: Settings | None = None) -> Starlette:
     return Starlette(
         routes=[
             Route("/", index),
+            # Deep links of the web client: the page reads its route from the address.
+            Route("/room/{room_id}", index),
+            Route("/join/{code}", index),
+            Route("/replay/{hand_id}", index),
+            Route("/rules", index),
+            # The built web client's files (hashed names); absent until `npm run build`.
+            Mount("/assets", StaticFiles(directory=WEB_ROOT / "assets", check_dir=False)),
             Route("/healthz", healthz),
             Route("/readyz", readyz),
             Route("/metrics", metrics_endpoint),

@@ -608,6 +608,19 @@ class Service:
 
     # --- the turn clock -----------------------------------------------------------------------
 
+    async def sweep_idle_rooms(self, batch: int = 100) -> int:
+        """Delete rooms still unfinished ``room_idle_seconds`` after their creation (abandoned
+        waiting rooms, matches nobody came back to). Finished rooms expire by themselves."""
+        cutoff = time.time() - self.settings.room_idle_seconds
+        swept = 0
+        for room_id in await self.store.active_rooms(batch):
+            loaded = await self.store.load_room(room_id)
+            if loaded is not None and decode_room(loaded[1]).created_at > cutoff:
+                break  # oldest first: the rest are younger
+            await self.store.expire_room(room_id, 0)
+            swept += 1
+        return swept
+
     async def start_stand_ins(self) -> int:
         """Ask for an AI to stand in for every person away longer than the grace period."""
         started = 0
