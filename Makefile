@@ -7,7 +7,10 @@ LOCK := requirements/dev.lock
 export PYTHONPATH := $(CURDIR)
 STAMP := $(VENV)/.installed-$(shell cat $(LOCK) pyproject.toml | sha1sum | cut -c1-12)
 
-.PHONY: run test lint typecheck contracts pytest bench lock clean
+WEB := client/web
+WEB_STAMP := $(WEB)/node_modules/.installed-$(shell cat $(WEB)/package-lock.json 2>/dev/null | sha1sum | cut -c1-12)
+
+.PHONY: run test lint typecheck contracts pytest web web-test bench lock clean
 
 $(STAMP): $(LOCK) pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -15,10 +18,22 @@ $(STAMP): $(LOCK) pyproject.toml
 	rm -f $(VENV)/.installed-*
 	touch $@
 
-run: $(STAMP)
+$(WEB_STAMP): $(WEB)/package-lock.json
+	cd $(WEB) && npm ci --no-audit --no-fund --loglevel=error
+	rm -f $(WEB)/node_modules/.installed-*
+	touch $@
+
+# The web client, built into client/web/dist (served by the server at /).
+web: $(WEB_STAMP)
+	cd $(WEB) && npm run build
+
+web-test: $(WEB_STAMP)
+	cd $(WEB) && npm test
+
+run: $(STAMP) web
 	bash scripts/run.sh
 
-test: lint typecheck contracts pytest
+test: lint typecheck contracts web-test pytest
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
@@ -30,8 +45,9 @@ typecheck: $(STAMP)
 contracts: $(STAMP)
 	$(VENV)/bin/lint-imports
 
-pytest: $(STAMP)
+pytest: $(STAMP) web
 	bash scripts/ensure-redis.sh
+	bash scripts/ensure-chromium.sh
 	$(VENV)/bin/pytest
 
 bench: $(STAMP)
@@ -45,4 +61,5 @@ lock:
 	$(VENV)/bin/uv pip compile pyproject.toml --python-version 3.11 -o requirements/runtime.lock
 
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis build
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis build \
+		$(WEB)/node_modules $(WEB)/dist
