@@ -48,7 +48,7 @@ contracts: $(STAMP)
 pytest: $(STAMP) web
 	bash scripts/ensure-redis.sh
 	bash scripts/ensure-chromium.sh
-	$(VENV)/bin/pytest
+	GIN_REQUIRE_BROWSER=1 $(VENV)/bin/pytest
 
 bench: $(STAMP)
 	$(PY) -m bench.melds

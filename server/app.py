@@ -39,6 +39,14 @@ PLACEHOLDER_PAGE = """<!doctype html><html lang="en"><meta charset="utf-8">
 """
 
 
+class WebAssets(StaticFiles):
+    """The built web client's files (``client/web/dist/assets``): a plain 404, not a server
+    error, while the client is not built."""
+
+    async def check_config(self) -> None:
+        return None
+
+
 async def index(request: Request) -> Response:
     page = WEB_ROOT / "index.html"
     if page.is_file():
@@ -161,7 +169,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
             Route("/replay/{hand_id}", index),
             Route("/rules", index),
             # The built web client's files (hashed names); absent until `npm run build`.
-            Mount("/assets", StaticFiles(directory=WEB_ROOT / "assets", check_dir=False)),
+            Mount("/assets", WebAssets(directory=WEB_ROOT / "assets", check_dir=False)),
             Route("/healthz", healthz),
             Route("/readyz", readyz),
             Route("/metrics", metrics_endpoint),

@@ -1,0 +1,514 @@
+// The application: one session, the followed room, the page's route, and rendering.
+// Views are functions of the app's state; every change re-renders the page (keeping focus).
+
+import { cardName } from "./cards";
+import { DICTIONARIES, detectLang, direction, getLang, setLang, t, tSeat, type Lang, type MessageKey } from "./i18n";
+import type { Action, GameEvent, HandOver, RoomView } from "./protocol";
+import { RoomTracker, type Applied } from "./room-state";
+import { parseRoute, routePath, type Route } from "./routes";
+import { ConnectionLost, RequestError, Session, type ConnStatus } from "./session";
+import { Persist, type Stats } from "./storage";
+import { clear, h } from "./dom";
+import { renderHeader } from "./views/common";
+import { renderLobby, type LobbyHand } from "./views/lobby";
+import { renderReplay, ReplayController } from "./views/replay";
+import { renderRules } from "./views/rules";
+import { renderTable } from "./views/table";
+
+export type PickMode = "knock" | "gin" | null;
+
+/** What the last applied change moved, for a short animation on the next render. */
+export interface Motion {
+  drawn: string | null;
+  drawnFrom: "stock" | "discard" | null;
+  discarded: string | null;
+  discardedBy: "me" | "them" | null;
+}
+
+export class App {
+  readonly root: HTMLElement;
+  readonly persist: Persist;
+  readonly session: Session;
+  route: Route = { name: "lobby" };
+  status: ConnStatus = "offline";
+  pick: PickMode = null;
+  busy = false;
+  toast: string | null = null;
+  queued = false;
+  lobbyHands: LobbyHand[] | null = null;
+  stats: Stats | null;
+  /** The hand_over the player has not dismissed yet (the other seat may deal at once). */
+  pendingResult: HandOver | null = null;
+  motion: Motion | null = null;
+  announcement = "";
+  rematchAsked = false;
+  copied = false;
+  historyOpen = !window.matchMedia?.("(max-width: 720px)").matches;
+  replay: ReplayController | null = null;
+  private toastTimer: ReturnType<typeof setTimeout> | null = null;
+  private joining: string | null = null;
+  private retryRoom: { room: string; left: number } | null = null;
+
+  constructor(root: HTMLElement, persist: Persist = Persist.browser()) {
+    this.root = root;
+    this.persist = persist;
+    this.stats = persist.stats;
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    this.session = new Session({ url: `${scheme}://${location.host}/ws`, persist });
+  }
+
+  // --- start ---------------------------------------------------------------------------------
+
+  start(): void {
+    this.applyLang(detectLang(this.persist.lang, navigator.languages ?? [navigator.language]));
+    const saved = this.persist.room;
+    if (saved) {
+      // resume from the saved number when we have the view that goes with it, else from scratch
+      const tracker = saved.view
+        ? new RoomTracker(saved.room, saved.lastSeq, saved.view)
+        : new RoomTracker(saved.room, -1, null);
+      this.session.follow(tracker, false);
+    }
+    this.session.on({
+      status: (status) => {
+        this.status = status;
+        this.render();
+      },
+      change: (tracker, applied) => this.onChange(tracker, applied),
+      roomAssigned: (room) => {
+        this.queued = false;
+        this.followRoom(room, true);
+        this.navigate({ name: "room", id: room }, true);
+      },
+      roomGone: (room) => {
+        // a rematch room may be announced a moment before it is created: try again briefly
+        if (this.retryRoom?.room === room && this.retryRoom.left > 0) {
+          this.retryRoom.left -= 1;
+          setTimeout(() => {
+            if (this.route.name === "room" && this.route.id === room) {
+              const left = this.retryRoom?.left ?? 0;
+              this.followRoom(room, true);
+              this.retryRoom = { room, left };
+            }
+          }, 400);
+          return;
+        }
+        this.showToast(t("error.roomGone"));
+        if (this.route.name === "room") this.navigate({ name: "lobby" }, true);
+        else this.render();
+      },
+      notice: (code, message) => {
+        if (code === "reconnect") this.showToast(t("notice.reconnect"));
+        else if (code === "bad_token") this.showToast(t("notice.bad_token"));
+        else this.showToast(t("notice.bye", { message }));
+      },
+      ready: () => {
+        if (this.route.name === "lobby") this.loadLobby();
+        this.render();
+      },
+    });
+    window.addEventListener("popstate", () => this.enterRoute(parseRoute(location.pathname)));
+    document.addEventListener("keydown", (event) => {
+      if (event.key === "Escape" && this.pick) this.setPick(null);
+    });
+    setInterval(() => this.tickClock(), 1000);
+    let route = parseRoute(location.pathname);
+    const tracker = this.session.tracker;
+    if (route.name === "lobby" && tracker && tracker.view?.status !== "finished") {
+      route = { name: "room", id: tracker.room };
+      history.replaceState(null, "", routePath(route));
+    }
+    this.session.start();
+    this.enterRoute(route);
+  }
+
+  // --- language ------------------------------------------------------------------------------
+
+  applyLang(lang: Lang): void {
+    setLang(lang);
+    document.documentElement.lang = lang;
+    document.documentElement.dir = direction(lang);
+    document.title = t("app.title");
+  }
+
+  changeLang(lang: Lang): void {
+    this.persist.lang = lang;
+    this.applyLang(lang);
+    this.render();
+  }
+
+  // --- routes --------------------------------------------------------------------------------
+
+  navigate(route: Route, replace = false): void {
+    const path = routePath(route);
+    if (location.pathname !== path) {
+      if (replace) history.replaceState(null, "", path);
+      else history.pushState(null, "", path);
+    }
+    this.enterRoute(route);
+  }
+
+  private enterRoute(route: Route): void {
+    this.route = route;
+    this.pick = null;
+    if (route.name !== "replay" && this.replay) {
+      this.replay.stop();
+      this.replay = null;
+    }
+    switch (route.name) {
+      case "lobby":
+        if (this.session.online) this.loadLobby();
+        break;
+      case "room":
+        if (this.session.tracker?.room !== route.id) this.followRoom(route.id, true);
+        break;
+      case "join":
+        void this.join(route.code);
+        break;
+      case "replay":
+        this.replay = new ReplayController(route.id, () => this.render());
+        void this.replay.load();
+        break;
+      default:
+        break;
+    }
+    this.render();
+    const heading = this.root.querySelector<HTMLElement>("h1, h2");
+    if (route.name !== "room") heading?.focus({ preventScroll: true });
+  }
+
+  followRoom(room: string, resume: boolean): void {
+    this.pendingResult = null;
+    this.rematchAsked = false;
+    this.busy = false;
+    this.session.follow(new RoomTracker(room, -1, null), resume);
+  }
+
+  // --- server changes ----------------------------------------------------------------------------
+
+  get view(): RoomView | null {
+    const tracker = this.session.tracker;
+    if (!tracker || this.route.name !== "room" || tracker.room !== this.route.id) return null;
+    return tracker.view;
+  }
+
+  private onChange(tracker: RoomTracker, applied: Applied[]): void {
+    this.busy = false;
+    const view = tracker.view;
+    const seat = view?.seat ?? null;
+    const motion: Motion = { drawn: null, drawnFrom: null, discarded: null, discardedBy: null };
+    let said = "";
+    for (const entry of applied) {
+      const live = entry.view !== null;
+      for (const event of entry.events) {
+        if (event.type === "hand_over" && live) this.pendingResult = event as unknown as HandOver;
+        if (!live) continue;
+        const mine = event.seat === seat;
+        if ((event.type === "draw" || event.type === "take_upcard") && mine && typeof event.card === "string") {
+          motion.drawn = event.card;
+          motion.drawnFrom = event.type === "draw" && event.source === "stock" ? "stock" : "discard";
+        }
+        if (["discard", "knock", "gin"].includes(event.type) && typeof event.card === "string") {
+          motion.discarded = event.card;
+          motion.discardedBy = mine ? "me" : "them";
+        }
+        said = this.describe(event, view) || said;
+      }
+    }
+    const game = view?.game;
+    if (game && seat !== null && game.turn === seat && ["first_offer", "second_offer", "first_draw", "draw"].includes(game.phase)) {
+      said = said ? `${said}. ${t("event.yourTurn")}` : t("event.yourTurn");
+    }
+    if (said) this.announcement = said;
+    this.motion = motion;
+    // a rematch both players asked for: follow the new room
+    if (view?.next_room && seat !== null && (view.rematch[seat] || this.rematchAsked) && this.route.name === "room") {
+      const next = view.next_room;
+      this.followRoom(next, true);
+      this.retryRoom = { room: next, left: 5 };
+      this.navigate({ name: "room", id: next }, true);
+      return;
+    }
+    if (view?.status === "playing" || view?.status === "finished") this.queued = false;
+    this.render();
+    this.motion = null;
+  }
+
+  /** A sentence for the screen reader's live region about one event. */
+  describe(event: GameEvent, view: RoomView | null): string {
+    const seatOf = (s: unknown) => (typeof s === "number" ? s : -1);
+    const name = (s: unknown) => this.seatName(view, seatOf(s));
+    const isMe = (s: unknown) => view !== null && view.seat !== null && seatOf(s) === view.seat;
+    const card = typeof event.card === "string" ? cardName(event.card) : "";
+    switch (event.type) {
+      case "take_upcard":
+      case "pass":
+      case "discard":
+      case "knock":
+      case "gin":
+        return tSeat(`history.${event.type}`, isMe(event.seat), { name: name(event.seat), card });
+      case "draw":
+        return tSeat(event.source === "discard" ? "history.draw_discard" : "history.draw_stock", isMe(event.seat), { name: name(event.seat), card });
+      case "timeout":
+        return tSeat("event.timeout", isMe(event.seat), { name: name(event.seat) });
+      case "presence":
+        return t(event.away ? "event.away" : "event.back", { name: name(event.seat) });
+      case "stand_in":
+        return t("event.standIn", { name: name(event.seat) });
+      case "deal":
+        return tSeat("event.deal", isMe(event.dealer), { name: name(event.dealer) });
+      default:
+        return "";
+    }
+  }
+
+  seatName(view: RoomView | null, seat: number): string {
+    if (view && seat === view.seat) return t("table.you");
+    const info = view?.seats?.[seat];
+    if (!info) return t("table.opponent");
+    if (info.ai) return t("seat.ai", { level: t(`level.${info.ai}` as MessageKey) });
+    return info.name || t("table.opponent");
+  }
+
+  // --- requests ------------------------------------------------------------------------------
+
+  private fail(error: unknown): void {
+    if (error instanceof RequestError) {
+      const key = `error.${error.code}` as MessageKey;
+      this.showToast(key in DICTIONARIES.en ? t(key) : t("error.generic", { code: error.code }));
+    } else if (error instanceof ConnectionLost) {
+      this.showToast(t("error.offline"));
+    } else {
+      this.showToast(t("error.generic", { code: "client" }));
+    }
+  }
+
+  showToast(message: string): void {
+    this.toast = message;
+    if (this.toastTimer !== null) clearTimeout(this.toastTimer);
+    this.toastTimer = setTimeout(() => {
+      this.toast = null;
+      this.render();
+    }, 5000);
+    this.render();
+  }
+
+  async createRoom(mode: "ai" | "private", level?: string): Promise<void> {
+    try {
+      const result = await this.session.request("create_room", { mode, level });
+      const room = String(result.room);
+      this.followRoom(room, false);
+      this.navigate({ name: "room", id: room });
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  async quickMatch(): Promise<void> {
+    try {
+      this.queued = true;
+      this.render();
+      const result = await this.session.request("quick_match");
+      if (typeof result.room === "string") {
+        this.followRoom(result.room, false);
+        this.queued = result.queued === true;
+        this.navigate({ name: "room", id: result.room });
+      }
+    } catch (error) {
+      this.queued = false;
+      this.fail(error);
+    }
+  }
+
+  async cancelQuickMatch(): Promise<void> {
+    try {
+      await this.session.request("cancel_quick_match");
+    } catch (error) {
+      this.fail(error);
+    }
+    this.queued = false;
+    this.session.unfollow();
+    this.navigate({ name: "lobby" });
+  }
+
+  async join(code: string): Promise<void> {
+    if (this.joining === code) return;
+    this.joining = code;
+    try {
+      const result = await this.session.request("join_room", { invite: code });
+      const room = String(result.room);
+      this.followRoom(room, false);
+      this.navigate({ name: "room", id: room }, true);
+    } catch (error) {
+      this.fail(error);
+      this.navigate({ name: "lobby" }, true);
+    } finally {
+      this.joining = null;
+    }
+  }
+
+  async leave(): Promise<void> {
+    const tracker = this.session.tracker;
+    if (!tracker) return;
+    try {
+      await this.session.request("leave", { room: tracker.room });
+    } catch (error) {
+      this.fail(error);
+    }
+    this.session.unfollow();
+    this.navigate({ name: "lobby" });
+  }
+
+  async rematch(): Promise<void> {
+    const tracker = this.session.tracker;
+    if (!tracker) return;
+    this.rematchAsked = true;
+    this.render();
+    try {
+      const result = await this.session.request("rematch", { room: tracker.room });
+      if (typeof result.room === "string" && this.session.tracker === tracker) {
+        this.followRoom(result.room, true);
+        this.navigate({ name: "room", id: result.room }, true);
+      }
+    } catch (error) {
+      this.rematchAsked = false;
+      this.fail(error);
+    }
+  }
+
+  act(action: Action): void {
+    if (this.busy) return;
+    this.busy = true;
+    this.pick = null;
+    if (action.kind === "next_hand") this.pendingResult = null;
+    this.render();
+    this.session.act(action).catch((error: unknown) => {
+      this.busy = false;
+      if (error instanceof RequestError && error.code === "stale_sequence") {
+        void this.session.resume();
+        this.render();
+        return;
+      }
+      this.fail(error);
+    });
+  }
+
+  dismissResult(): void {
+    this.pendingResult = null;
+    this.render();
+    this.root.querySelector<HTMLElement>("[data-autofocus]")?.focus();
+  }
+
+  setPick(mode: PickMode): void {
+    this.pick = mode;
+    this.render();
+  }
+
+  async setName(name: string): Promise<void> {
+    const clean = name.trim();
+    if (!clean) return;
+    try {
+      const result = await this.session.request("set_name", { name: clean });
+      this.session.name = String(result.name ?? clean);
+      this.persist.name = this.session.name;
+      this.render();
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  loadLobby(): void {
+    this.session.request("lobby").then(
+      (result) => {
+        this.lobbyHands = Array.isArray(result.recent_hands) ? (result.recent_hands as LobbyHand[]) : [];
+        this.render();
+      },
+      (error: unknown) => this.fail(error),
+    );
+    this.session.request("stats").then(
+      (result) => {
+        this.stats = result as Stats;
+        this.persist.stats = this.stats;
+        this.render();
+      },
+      (error: unknown) => this.fail(error),
+    );
+  }
+
+  async copy(text: string): Promise<void> {
+    try {
+      await navigator.clipboard.writeText(text);
+      this.copied = true;
+    } catch {
+      // no clipboard (insecure origin, refused): select the text for a manual copy
+      const input = this.root.querySelector<HTMLInputElement>("input[data-copy]");
+      input?.select();
+      this.copied = false;
+    }
+    this.render();
+  }
+
+  // --- rendering -------------------------------------------------------------------------------
+
+  private tickClock(): void {
+    const clock = this.root.querySelector<HTMLElement>("[data-clock]");
+    const deadline = this.view?.turn_deadline;
+    if (clock && deadline) {
+      const left = Math.max(0, Math.ceil(deadline - Date.now() / 1000));
+      clock.textContent = t("table.clock", { n: left });
+    }
+  }
+
+  /** Keep the keyboard where it was; when that control is gone or idle now, go to the
+   * control the page offers next (data-autofocus: the stock, a card, "Next hand"...). */
+  private restoreFocus(focusKey: string | undefined, lost: boolean): void {
+    const next = this.root.querySelector<HTMLElement>("[data-autofocus]");
+    if (focusKey) {
+      const again = this.root.querySelector<HTMLElement>(`[data-key="${CSS.escape(focusKey)}"]`);
+      if (again && (again.getAttribute("aria-disabled") !== "true" || !next)) {
+        again.focus({ preventScroll: true });
+        return;
+      }
+    }
+    if (lost && next && this.route.name === "room") next.focus({ preventScroll: true });
+  }
+
+  render(): void {
+    const active = document.activeElement as HTMLElement | null;
+    const focusKey = active && this.root.contains(active) ? active.dataset.key : undefined;
+    const hadFocus = Boolean(active && this.root.contains(active) && active !== this.root);
+    // what the player was typing survives the re-render
+    const typed = new Map<string, string>();
+    for (const input of this.root.querySelectorAll<HTMLInputElement>("input[data-key]:not([readonly])")) {
+      typed.set(input.dataset.key ?? "", input.value);
+    }
+    clear(this.root);
+    this.root.append(renderHeader(this));
+    const main = h("main", { id: "main", class: `page page-${this.route.name}`, tabindex: "-1" });
+    switch (this.route.name) {
+      case "lobby":
+        main.append(renderLobby(this));
+        break;
+      case "room":
+        main.append(renderTable(this));
+        break;
+      case "join":
+        main.append(h("p", { class: "loading" }, t("conn.connecting")));
+        break;
+      case "replay":
+        if (this.replay) main.append(renderReplay(this, this.replay));
+        break;
+      case "rules":
+        main.append(renderRules(getLang()));
+        break;
+    }
+    this.root.append(main);
+    this.root.append(h("div", { class: "sr-only", role: "status", "aria-live": "polite", "data-testid": "announce" }, this.announcement));
+    if (this.toast) this.root.append(h("div", { class: "toast", role: "alert" }, this.toast));
+    for (const input of this.root.querySelectorAll<HTMLInputElement>("input[data-key]:not([readonly])")) {
+      const value = typed.get(input.dataset.key ?? "");
+      if (value !== undefined) input.value = value;
+    }
+    this.restoreFocus(focusKey, hadFocus || active === document.body || active === null);
+  }
+}

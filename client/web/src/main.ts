@@ -1,0 +1,5 @@
+import { App } from "./app";
+import "./style.css";
+
+const root = document.getElementById("app");
+if (root) new App(root).start();

@@ -1,0 +1,37 @@
+// The page's addresses: / (lobby), /room/ID, /join/CODE, /replay/ID, /rules.
+
+export type Route =
+  | { name: "lobby" }
+  | { name: "room"; id: string }
+  | { name: "join"; code: string }
+  | { name: "replay"; id: string }
+  | { name: "rules" };
+
+const ID = "([A-Za-z0-9_-]{1,64})";
+
+export function parseRoute(pathname: string): Route {
+  const path = pathname.replace(/\/+$/, "") || "/";
+  let match = new RegExp(`^/room/${ID}$`).exec(path);
+  if (match) return { name: "room", id: match[1] };
+  match = new RegExp(`^/join/${ID}$`).exec(path);
+  if (match) return { name: "join", code: match[1] };
+  match = new RegExp(`^/replay/${ID}$`).exec(path);
+  if (match) return { name: "replay", id: match[1] };
+  if (path === "/rules") return { name: "rules" };
+  return { name: "lobby" };
+}
+
+export function routePath(route: Route): string {
+  switch (route.name) {
+    case "room":
+      return `/room/${encodeURIComponent(route.id)}`;
+    case "join":
+      return `/join/${encodeURIComponent(route.code)}`;
+    case "replay":
+      return `/replay/${encodeURIComponent(route.id)}`;
+    case "rules":
+      return "/rules";
+    default:
+      return "/";
+  }
+}

@@ -1,0 +1,157 @@
+// A finished hand, move by move, every card shown: first, back, forward, last, play.
+
+import type { App } from "../app";
+import { cardName } from "../cards";
+import { h } from "../dom";
+import { direction, getLang, t, type MessageKey } from "../i18n";
+import { buildFrames, type Frame, type HandRecord } from "../replay-model";
+import { cardBack, cardGroup, cardView } from "./common";
+import { resultHand, resultHeadline } from "./result";
+
+const PLAY_EVERY_MS = 900;
+
+export class ReplayController {
+  readonly id: string;
+  record: HandRecord | null = null;
+  frames: Frame[] = [];
+  index = 0;
+  playing = false;
+  failed = false;
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private readonly changed: () => void;
+
+  constructor(id: string, changed: () => void) {
+    this.id = id;
+    this.changed = changed;
+  }
+
+  async load(): Promise<void> {
+    try {
+      const response = await fetch(`/api/hands/${encodeURIComponent(this.id)}`);
+      if (!response.ok) throw new Error(String(response.status));
+      this.record = (await response.json()) as HandRecord;
+      this.frames = buildFrames(this.record);
+      this.index = 0;
+    } catch {
+      this.failed = true;
+    }
+    this.changed();
+  }
+
+  go(index: number): void {
+    this.index = Math.max(0, Math.min(this.frames.length - 1, index));
+    if (this.index === this.frames.length - 1) this.pause();
+    this.changed();
+  }
+
+  play(): void {
+    if (this.index >= this.frames.length - 1) this.index = 0;
+    this.playing = true;
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = setInterval(() => this.go(this.index + 1), PLAY_EVERY_MS);
+    this.changed();
+  }
+
+  pause(): void {
+    this.playing = false;
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  stop(): void {
+    this.pause();
+  }
+}
+
+function caption(frame: Frame, players: string[]): string {
+  const event = frame.event;
+  const name = (seat: unknown) => players[typeof seat === "number" ? seat : 0] ?? "?";
+  const card = typeof event.card === "string" ? cardName(event.card) : "";
+  switch (event.type) {
+    case "deal":
+      return t("replay.deal", { name: name(event.dealer), card: cardName(String(event.upcard)) });
+    case "draw":
+      return event.source === "discard"
+        ? t("history.draw_discard", { name: name(event.seat), card })
+        : t("replay.draw_stock", { name: name(event.seat), card });
+    case "hand_over":
+      return resultHeadline(frame.result!, (seat) => name(seat));
+    default:
+      return t(`history.${event.type}` as MessageKey, { name: name(event.seat), card });
+  }
+}
+
+export function renderReplay(app: App, replay: ReplayController): HTMLElement {
+  if (replay.failed) {
+    return h("section", { class: "panel" }, h("h1", { tabindex: "-1" }, t("replay.notFound")), backLink(app));
+  }
+  if (!replay.record || replay.frames.length === 0) {
+    return h("section", { class: "panel" }, h("h1", { tabindex: "-1" }, t("replay.loading")));
+  }
+  const record = replay.record;
+  const players = (record.players ?? []).map((name, seat) => name ?? `${t("player.unknown")} ${seat + 1}`);
+  const frame = replay.frames[replay.index];
+  const last = replay.frames.length - 1;
+  // arrows point the way the page reads: mirrored right to left
+  const rtl = direction(getLang()) === "rtl";
+  const glyph = { first: rtl ? "»" : "«", back: rtl ? "›" : "‹", forward: rtl ? "‹" : "›", last: rtl ? "«" : "»" };
+  const control = (key: string, label: string, symbol: string, onclick: () => void, disabled: boolean) =>
+    h("button", { "data-key": `replay-${key}`, "data-testid": `replay-${key}`, "aria-label": label, title: label, disabled, onclick }, h("span", { "aria-hidden": "true" }, symbol), h("span", { class: "label" }, label));
+
+  const seatRow = (seat: number) => {
+    const hand = frame.hands[seat] ?? [];
+    const moved = frame.moved;
+    return h(
+      "section",
+      { class: "replay-seat", "aria-label": players[seat], "data-testid": `replay-hand-${seat}` },
+      h("h2", null, players[seat], record.dealer === seat ? h("span", { class: "badge dealer" }, t("table.dealer")) : null),
+      frame.result
+        ? resultHand(frame.result, seat, players[seat])
+        : h("div", { class: "hand small", dir: "ltr" }, hand.map((card) => cardView(card, { class: card === moved ? "moved" : "" }))),
+    );
+  };
+
+  const top = frame.discard[frame.discard.length - 1];
+  return h(
+    "div",
+    { class: "replay", "data-testid": "replay", "data-step": String(replay.index), "data-steps": String(replay.frames.length) },
+    h("h1", { tabindex: "-1" }, t("replay.title", { n: record.hand ?? 1 }), " · ", t("lobby.handLine", { a: players[0] ?? "?", b: players[1] ?? "?" })),
+    h(
+      "div",
+      { class: "replay-controls buttons", role: "toolbar", "aria-label": t("replay.title", { n: record.hand ?? 1 }) },
+      control("first", t("replay.first"), glyph.first, () => replay.go(0), replay.index === 0),
+      control("back", t("replay.back"), glyph.back, () => replay.go(replay.index - 1), replay.index === 0),
+      replay.playing
+        ? control("pause", t("replay.pause"), "‖", () => { replay.pause(); app.render(); }, false)
+        : control("play", t("replay.play"), "▶", () => replay.play(), false),
+      control("forward", t("replay.forward"), glyph.forward, () => replay.go(replay.index + 1), replay.index === last),
+      control("last", t("replay.last"), glyph.last, () => replay.go(last), replay.index === last),
+    ),
+    h("p", { class: "step", "data-testid": "replay-step" }, t("replay.step", { i: replay.index, n: last })),
+    h("p", { class: "caption", role: "status", "aria-live": "polite", "data-testid": "replay-caption" }, caption(frame, players)),
+    seatRow(1),
+    h(
+      "div",
+      { class: "piles small" },
+      h("figure", null, h("div", { class: "pile" }, frame.stock.length ? cardBack({ class: "stack" }) : h("span", { class: "card empty" }), h("span", { class: "count" }, String(frame.stock.length))), h("figcaption", null, t("table.stockIdle", { n: frame.stock.length }))),
+      h("figure", null, h("div", { class: "pile" }, top ? cardView(top, { class: frame.moved === top ? "moved" : "" }) : h("span", { class: "card empty" })), h("figcaption", null, t("table.discard"))),
+      frame.stock.length
+        ? h("details", { class: "stock-cards" }, h("summary", null, t("table.stock")), cardGroup([...frame.stock].reverse(), "deadwood"))
+        : null,
+    ),
+    seatRow(0),
+    frame.result && frame.result.layoffs?.length
+      ? h("p", { class: "layoff-line" }, t("result.layoffs"), ": ", frame.result.layoffs.map((layoff) => cardView(layoff.card, { class: "small" })))
+      : null,
+    h(
+      "p",
+      { class: "buttons" },
+      h("button", { "data-key": "share", onclick: () => void app.copy(`${location.origin}/replay/${replay.id}`) }, t("replay.share")),
+      backLink(app),
+    ),
+  );
+}
+
+function backLink(app: App): HTMLElement {
+  return h("button", { "data-key": "back-lobby", onclick: () => app.navigate({ name: "lobby" }) }, t("match.lobby"));
+}

@@ -1,0 +1,139 @@
+// The end of a hand: both hands in their melds, the layoffs, both deadwood totals, the kind
+// and the points, the match score; then the end of the match with the rematch.
+
+import type { App } from "../app";
+import { cardName, shortName, sortCards, sortMeld } from "../cards";
+import { h } from "../dom";
+import { t, tSeat, type MessageKey } from "../i18n";
+import type { HandOver, RoomView } from "../protocol";
+import { cardGroup, cardView } from "./common";
+
+export function resultHeadline(result: HandOver, name: (seat: number) => string, me: number | null = null): string {
+  if (result.kind === "dead" || result.winner === null) return t("result.dead");
+  return tSeat(`result.${result.kind}`, result.winner === me, { name: name(result.winner), points: result.points });
+}
+
+/** One seat's hand at the end: melds, deadwood and the total. */
+export function resultHand(result: HandOver, seat: number, name: string): HTMLElement {
+  const melds = result.melds?.[seat] ?? [];
+  const deadwood = sortCards(result.deadwood?.[seat] ?? []);
+  const laid = new Set((seat === result.knocker ? [] : result.layoffs ?? []).map((layoff) => layoff.card));
+  const knocked = result.knocker === seat;
+  return h(
+    "div",
+    { class: `result-hand${knocked ? " knocker" : ""}`, "data-testid": `result-hand-${seat}` },
+    h(
+      "h3",
+      null,
+      name,
+      knocked ? h("span", { class: "badge" }, result.kind === "gin" ? t("result.kind.gin") : t("result.knocker")) : null,
+    ),
+    h(
+      "div",
+      { class: "groups" },
+      melds.map((meld) => cardGroup(meld, "meld")),
+      deadwood.filter((card) => !laid.has(card)).length
+        ? cardGroup(deadwood.filter((card) => !laid.has(card)), "deadwood")
+        : null,
+    ),
+    h("p", { class: "deadwood-total", "data-testid": `result-deadwood-${seat}` }, t("result.deadwood", { n: result.deadwood_points?.[seat] ?? 0 })),
+  );
+}
+
+function layoffList(result: HandOver): HTMLElement | null {
+  if (result.knocker === null || result.kind === "gin" || result.kind === "dead") return null;
+  const layoffs = result.layoffs ?? [];
+  const knockerMelds = result.melds?.[result.knocker] ?? [];
+  return h(
+    "div",
+    { class: "layoffs", "data-testid": "layoffs" },
+    h("h3", null, t("result.layoffs")),
+    layoffs.length === 0
+      ? h("p", { class: "hint" }, t("result.noLayoffs"))
+      : h(
+          "ul",
+          null,
+          layoffs.map((layoff) => {
+            const meld = sortMeld(knockerMelds[layoff.meld] ?? []);
+            return h(
+              "li",
+              { "aria-label": t("result.layoff", { card: cardName(layoff.card), meld: meld.map((card) => cardName(card)).join(", ") }) },
+              cardView(layoff.card, { class: "small" }),
+              h("span", { class: "arrow", "aria-hidden": "true" }, " → "),
+              h("span", { dir: "ltr", "aria-hidden": "true" }, meld.map(shortName).join(" ")),
+            );
+          }),
+        ),
+  );
+}
+
+export function renderResult(app: App, view: RoomView, result: HandOver, pending: boolean): HTMLElement {
+  const game = view.game!;
+  const me = view.seat ?? 0;
+  const other = 1 - me;
+  const name = (seat: number) => app.seatName(view, seat);
+  const target = game.rules?.target ?? 100;
+  const scores = pending ? result.scores : game.scores;
+  const canNext = !pending && game.legal_actions.some((action) => action.kind === "next_hand");
+  const matchOver = !pending && game.phase === "match_over";
+  return h(
+    "section",
+    { class: "result panel", role: "region", "aria-labelledby": "result-title", "data-testid": "hand-result", "data-kind": result.kind },
+    h("h2", { id: "result-title", tabindex: "-1" }, t("result.title", { n: result.hand })),
+    h("p", { class: `headline kind-${result.kind}`, "data-testid": "result-headline" }, h("span", { class: "kind" }, t(`result.kind.${result.kind}` as MessageKey)), " · ", resultHeadline(result, name, view.seat)),
+    h("div", { class: "result-hands" }, resultHand(result, me, name(me)), resultHand(result, other, name(other))),
+    layoffList(result),
+    h(
+      "p",
+      { class: "match-score", "data-testid": "match-score" },
+      `${t("result.scores")}: ${name(me)} ${scores[me]} – ${name(other)} ${scores[other]} · ${t("result.toTarget", { target })}`,
+    ),
+    matchOver
+      ? null
+      : h(
+          "div",
+          { class: "buttons" },
+          canNext
+            ? h("button", { class: "primary", "data-key": "next-hand", "data-autofocus": true, "data-testid": "next-hand", onclick: () => app.act({ kind: "next_hand" }) }, t("result.next"))
+            : h("button", { class: "primary", "data-key": "continue", "data-autofocus": true, "data-testid": "continue", onclick: () => app.dismissResult() }, t("result.continue")),
+        ),
+  );
+}
+
+export function renderMatchOver(app: App, view: RoomView): HTMLElement {
+  const me = view.seat;
+  const name = (seat: number) => app.seatName(view, seat);
+  const match = view.game?.match;
+  const totals = match?.totals ?? view.game?.scores ?? [0, 0];
+  const winner = view.winner;
+  const asked = me !== null && (view.rematch?.[me] || app.rematchAsked);
+  const other = me === null ? null : 1 - me;
+  const first = me ?? 0;
+  const otherAsked = other !== null && view.rematch?.[other];
+  let headline: string;
+  if (typeof view.forfeit === "number") headline = t("match.forfeit", { name: name(view.forfeit) });
+  else if (winner !== null && winner === me) headline = t("match.youWon");
+  else if (winner !== null) headline = t("match.won", { name: name(winner) });
+  else headline = t("match.over");
+  return h(
+    "section",
+    { class: "match-over panel", role: "region", "aria-labelledby": "match-title", "data-testid": "match-over" },
+    h("h2", { id: "match-title", tabindex: "-1" }, t("match.over")),
+    h("p", { class: "headline" }, headline),
+    h("p", { class: "match-score" }, t("match.totals", { a: `${name(first)} ${totals[first]}`, b: `${name(1 - first)} ${totals[1 - first]}` })),
+    otherAsked && !asked && other !== null ? h("p", null, t("match.rematchAsked", { name: name(other) })) : null,
+    asked && other !== null ? h("p", { class: "hint" }, t("match.rematchWaiting", { name: name(other) })) : null,
+    h(
+      "div",
+      { class: "buttons" },
+      me !== null && view.forfeit == null
+        ? h(
+            "button",
+            { class: "primary", "data-key": "rematch", "data-autofocus": true, "data-testid": "rematch", disabled: asked, onclick: () => void app.rematch() },
+            t("match.rematch"),
+          )
+        : null,
+      h("button", { "data-key": "to-lobby", onclick: () => { app.session.unfollow(); app.navigate({ name: "lobby" }); } }, t("match.lobby")),
+    ),
+  );
+}

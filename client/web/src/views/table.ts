@@ -1,0 +1,405 @@
+// The table: the opponent's card backs at the top, the stock and the discard pile in the
+// middle, your hand at the bottom (melds grouped, deadwood counted by the server), the moves
+// of this hand, and the result when the hand is over. Every move is a click, a drag, or a key.
+
+import type { App } from "../app";
+import { cardName, shortName, sortCards, sortMeld } from "../cards";
+import { h } from "../dom";
+import { t, tSeat } from "../i18n";
+import type { Action, GameView, RoomView } from "../protocol";
+import { cardBack, cardFace } from "./common";
+import { renderMatchOver, renderResult } from "./result";
+
+const DRAG_TYPE = "application/x-gin-move";
+const PLAYING = new Set(["first_offer", "second_offer", "first_draw", "draw", "discard"]);
+
+function legal(game: GameView, kind: string, card?: string): boolean {
+  return (game.legal_actions ?? []).some((action) => action.kind === kind && (card === undefined || action.card === card));
+}
+
+function dragData(event: DragEvent): string | null {
+  const types = event.dataTransfer?.types ?? [];
+  return Array.from(types).includes(DRAG_TYPE) ? DRAG_TYPE : null;
+}
+
+/** What clicking (or dropping) a card of the hand does now, if anything. */
+function cardAction(app: App, game: GameView, card: string): Action | null {
+  if (app.pick === "knock" && legal(game, "knock", card)) return { kind: "knock", card };
+  if (app.pick === "gin" && legal(game, "gin", card)) return { kind: "gin", card };
+  if (app.pick === null && legal(game, "discard", card)) return { kind: "discard", card };
+  return null;
+}
+
+function drawAction(game: GameView, source: "stock" | "discard"): Action | null {
+  if (source === "stock") return legal(game, "draw_stock") ? { kind: "draw_stock" } : null;
+  if (legal(game, "draw_discard")) return { kind: "draw_discard" };
+  if (legal(game, "take_upcard")) return { kind: "take_upcard" };
+  return null;
+}
+
+function statusLine(app: App, view: RoomView, game: GameView): string {
+  const seat = view.seat;
+  if (!PLAYING.has(game.phase) || view.status !== "playing") return "";
+  if (seat !== null && game.turn === seat) {
+    switch (game.phase) {
+      case "first_offer":
+      case "second_offer":
+        return t("turn.offer");
+      case "first_draw":
+        return t("turn.firstDraw");
+      case "draw":
+        return t("turn.draw");
+      default:
+        if (app.pick) return t(app.pick === "knock" ? "pick.knock" : "pick.gin");
+        return legal(game, "knock") ? t("turn.discardKnock") : t("turn.discard");
+    }
+  }
+  return t("turn.theirs", { name: app.seatName(view, game.turn ?? 0) });
+}
+
+function seatBadges(app: App, view: RoomView, seat: number): HTMLElement[] {
+  const info = view.seats?.[seat];
+  const badges: HTMLElement[] = [];
+  if (!info) return badges;
+  if (info.stand_in) {
+    badges.push(h("span", { class: "badge stand-in", "data-testid": `stand-in-${seat}` }, t("seat.standIn", { name: app.seatName(view, seat) })));
+  } else if (info.away) {
+    badges.push(h("span", { class: "badge away", "data-testid": `away-${seat}` }, t("seat.away")));
+  }
+  if (view.game && view.game.dealer === seat) badges.push(h("span", { class: "badge dealer" }, t("table.dealer")));
+  return badges;
+}
+
+function renderOpponent(app: App, view: RoomView, game: GameView | null, seat: number): HTMLElement {
+  const count = game?.hand_sizes?.[seat] ?? 0;
+  const theirTurn = game !== null && game.turn === seat && PLAYING.has(game.phase);
+  const name = app.seatName(view, seat);
+  return h(
+    "section",
+    { class: `seat opponent${theirTurn ? " active" : ""}`, "aria-label": name, "data-testid": "opponent" },
+    h(
+      "div",
+      { class: "seat-info" },
+      h("span", { class: "name" }, name),
+      seatBadges(app, view, seat),
+      game ? h("span", { class: "score", "aria-hidden": "true" }, String(game.scores[seat])) : null,
+      theirTurn ? h("span", { class: "thinking", "data-testid": "thinking" }, h("span", { class: "dots", "aria-hidden": "true" }, h("i"), h("i"), h("i"))) : null,
+    ),
+    h(
+      "div",
+      { class: "backs", role: "img", "aria-label": t("table.opponentCards", { name, n: count }), "data-count": String(count) },
+      Array.from({ length: count }, () => cardBack()),
+    ),
+  );
+}
+
+function renderPiles(app: App, game: GameView): HTMLElement {
+  const stockMove = drawAction(game, "stock");
+  const discardMove = drawAction(game, "discard");
+  const top = game.discard_pile[game.discard_pile.length - 1];
+  const under = game.discard_pile[game.discard_pile.length - 2];
+  const motion = app.motion;
+  const fresh = motion?.discarded && motion.discarded === top ? ` enter-from-${motion.discardedBy}` : "";
+  const offer = game.phase === "first_offer" || game.phase === "second_offer";
+
+  const stock = h(
+    "button",
+    {
+      class: `pile stock${stockMove ? " live" : ""}`,
+      "data-key": "stock",
+      "data-testid": "stock",
+      "aria-label": stockMove ? t("table.stockLabel", { n: game.stock_size }) : t("table.stockIdle", { n: game.stock_size }),
+      "aria-disabled": stockMove ? undefined : "true",
+      draggable: stockMove ? "true" : undefined,
+      "data-autofocus": stockMove ? true : undefined,
+      onclick: () => stockMove && !app.busy && app.act(stockMove),
+      ondragstart: (event: DragEvent) => {
+        if (!stockMove) return event.preventDefault();
+        event.dataTransfer?.setData(DRAG_TYPE, "stock");
+        if (event.dataTransfer) event.dataTransfer.effectAllowed = "move";
+      },
+    },
+    game.stock_size > 0 ? cardBack({ class: "stack" }) : h("span", { class: "card empty" }),
+    h("span", { class: "count", "aria-hidden": "true" }, String(game.stock_size)),
+  );
+
+  const discard = h(
+    "button",
+    {
+      class: `pile discard${discardMove ? " live" : ""}${app.pick || legal(game, "discard") ? " target" : ""}`,
+      "data-key": "discard",
+      "data-testid": "discard",
+      "data-top": top ?? "",
+      "aria-label": top
+        ? discardMove
+          ? t("table.discardLabel", { card: cardName(top) })
+          : t("table.discardIdle", { card: cardName(top) })
+        : t("table.discardEmpty"),
+      "aria-disabled": discardMove ? undefined : "true",
+      draggable: discardMove ? "true" : undefined,
+      onclick: () => discardMove && !app.busy && app.act(discardMove),
+      ondragstart: (event: DragEvent) => {
+        if (!discardMove) return event.preventDefault();
+        event.dataTransfer?.setData(DRAG_TYPE, "discard");
+        if (event.dataTransfer) event.dataTransfer.effectAllowed = "move";
+      },
+      ondragover: (event: DragEvent) => {
+        if (dragData(event) && legal(game, "discard")) event.preventDefault();
+      },
+      ondrop: (event: DragEvent) => {
+        const data = event.dataTransfer?.getData(DRAG_TYPE) ?? "";
+        if (!data.startsWith("card:")) return;
+        event.preventDefault();
+        const action = cardAction(app, game, data.slice(5));
+        if (action && !app.busy) app.act(action);
+      },
+    },
+    under ? h("span", { class: "card under", "aria-hidden": "true" }, cardFace(under)) : null,
+    top ? h("span", { class: `card top${fresh}`, "data-card": top }, cardFace(top)) : h("span", { class: "card empty" }),
+  );
+
+  return h(
+    "div",
+    { class: "piles" },
+    h("figure", null, stock, h("figcaption", null, t("table.stock"))),
+    h("figure", null, discard, h("figcaption", null, offer ? t("table.upcard") : t("table.discard"))),
+  );
+}
+
+function renderActions(app: App, game: GameView): HTMLElement | null {
+  const buttons: HTMLElement[] = [];
+  if (legal(game, "take_upcard")) {
+    buttons.push(h("button", { class: "primary", "data-key": "take", "data-testid": "take-upcard", onclick: () => app.act({ kind: "take_upcard" }) }, t("action.take")));
+  }
+  if (legal(game, "pass")) {
+    buttons.push(h("button", { "data-key": "pass", "data-testid": "pass", "data-autofocus": true, onclick: () => app.act({ kind: "pass" }) }, t("action.pass")));
+  }
+  if (app.pick) {
+    buttons.push(h("button", { "data-key": "cancel-pick", "data-testid": "cancel-pick", onclick: () => app.setPick(null) }, t("action.cancel")));
+  } else {
+    if (legal(game, "knock")) {
+      buttons.push(h("button", { class: "primary knock", "data-key": "knock", "data-testid": "knock", onclick: () => app.setPick("knock") }, t("action.knock")));
+    }
+    if (legal(game, "gin")) {
+      buttons.push(h("button", { class: "primary gin", "data-key": "gin", "data-testid": "gin", onclick: () => app.setPick("gin") }, t("action.gin")));
+    }
+  }
+  return buttons.length ? h("div", { class: "actions buttons" }, buttons) : null;
+}
+
+function renderHand(app: App, view: RoomView, game: GameView): HTMLElement {
+  const cards = game.cards ?? [];
+  const melds = game.melds ?? [];
+  const inMelds = new Set(melds.flat());
+  const deadwood = sortCards(game.deadwood ?? cards.filter((card) => !inMelds.has(card)));
+  const motion = app.motion;
+  let firstLive = true;
+
+  const cardButton = (card: string) => {
+    const action = cardAction(app, game, card);
+    const isNew = motion?.drawn === card;
+    const label = [cardName(card)];
+    if (isNew) label.push(t("card.new"));
+    if (action && action.kind !== "discard") label.push(t(action.kind === "knock" ? "action.knockWith" : "action.ginWith", { card: cardName(card) }));
+    const autofocus = Boolean(action) && firstLive;
+    if (action) firstLive = false;
+    return h(
+      "button",
+      {
+        class: `card${action ? " live" : ""}${isNew ? ` new enter-from-${motion?.drawnFrom ?? "stock"}` : ""}${game.taken_card === card ? " taken" : ""}`,
+        "data-key": `card-${card}`,
+        "data-card": card,
+        "data-testid": `card-${card}`,
+        "aria-label": label.join(", "),
+        "aria-disabled": action ? undefined : "true",
+        "data-autofocus": autofocus ? true : undefined,
+        draggable: action ? "true" : undefined,
+        onclick: () => action && !app.busy && app.act(action),
+        ondragstart: (event: DragEvent) => {
+          if (!action) return event.preventDefault();
+          event.dataTransfer?.setData(DRAG_TYPE, `card:${card}`);
+          if (event.dataTransfer) event.dataTransfer.effectAllowed = "move";
+        },
+      },
+      cardFace(card),
+    );
+  };
+
+  const groups = [
+    ...melds.map((meld) =>
+      h("div", { class: "group group-meld", role: "group", "aria-label": t("table.meld"), dir: "ltr" }, sortMeld(meld).map(cardButton)),
+    ),
+    deadwood.length
+      ? h("div", { class: "group group-deadwood", role: "group", "aria-label": t("table.deadwoodGroup"), dir: "ltr" }, deadwood.map(cardButton))
+      : null,
+  ];
+  const seat = view.seat ?? 0;
+  const myTurn = game.turn === seat && PLAYING.has(game.phase);
+  return h(
+    "section",
+    {
+      class: `seat me${myTurn ? " active" : ""}`,
+      "aria-label": t("table.hand"),
+      "data-testid": "my-hand",
+      ondragover: (event: DragEvent) => {
+        if (dragData(event) && (drawAction(game, "stock") || drawAction(game, "discard"))) event.preventDefault();
+      },
+      ondrop: (event: DragEvent) => {
+        const data = event.dataTransfer?.getData(DRAG_TYPE) ?? "";
+        if (data !== "stock" && data !== "discard") return;
+        event.preventDefault();
+        const action = drawAction(game, data);
+        if (action && !app.busy) app.act(action);
+      },
+    },
+    h(
+      "div",
+      { class: "seat-info" },
+      h("span", { class: "name" }, t("seat.you", { name: app.session.name ?? "" })),
+      seatBadges(app, view, seat),
+      h("span", { class: "score", "aria-hidden": "true" }, String(game.scores[seat])),
+      h("span", { class: "deadwood", "data-testid": "deadwood" }, t("table.deadwood", { n: game.deadwood_points ?? 0 })),
+    ),
+    h("div", { class: "hand", "data-count": String(cards.length) }, groups),
+  );
+}
+
+function renderHistory(app: App, view: RoomView, game: GameView): HTMLElement {
+  const entries = game.history ?? [];
+  return h(
+    "details",
+    {
+      class: "history panel",
+      open: app.historyOpen,
+      "data-testid": "history",
+      ontoggle: (event: Event) => {
+        app.historyOpen = (event.target as HTMLDetailsElement).open;
+      },
+    },
+    h("summary", null, `${t("history.title")} · ${t("table.handNo", { n: game.hand })}`),
+    entries.length === 0
+      ? h("p", { class: "hint" }, t("history.empty"))
+      : h(
+          "ol",
+          { class: "moves", reversed: true },
+          [...entries].reverse().map((move) => {
+            const name = app.seatName(view, move.seat);
+            const card = move.card ?? "";
+            const mine = move.seat === view.seat;
+            const text = tSeat(`history.${move.kind}`, mine, { name, card: card ? shortName(card) : "" });
+            const spoken = tSeat(`history.${move.kind}`, mine, { name, card: card ? cardName(card) : "" });
+            return h("li", { class: move.seat === view.seat ? "mine" : "theirs" }, h("span", { "aria-hidden": "true", dir: "auto" }, text), h("span", { class: "sr-only" }, spoken));
+          }),
+        ),
+  );
+}
+
+function renderWaiting(app: App, view: RoomView): HTMLElement {
+  if (view.invite) {
+    const link = `${location.origin}/join/${view.invite}`;
+    return h(
+      "section",
+      { class: "panel invite", "data-testid": "invite" },
+      h("h2", { tabindex: "-1" }, t("turn.waitingSeat")),
+      h("p", null, t("invite.waiting")),
+      h(
+        "div",
+        { class: "copy-row" },
+        h("input", { readonly: true, value: link, "data-copy": true, "data-testid": "invite-link", "aria-label": t("invite.waiting"), dir: "ltr" }),
+        h("button", { class: "primary", "data-key": "copy", onclick: () => void app.copy(link) }, app.copied ? t("invite.copied") : t("invite.copy")),
+      ),
+      h("p", { class: "code" }, t("invite.code", { code: view.invite })),
+    );
+  }
+  return h(
+    "section",
+    { class: "panel invite" },
+    h("h2", { tabindex: "-1" }, h("span", { class: "spinner", "aria-hidden": "true" }), " ", view.mode === "quick" ? t("lobby.searching") : t("turn.waitingSeat")),
+    view.mode === "quick"
+      ? h("button", { "data-key": "quick-cancel", onclick: () => void app.cancelQuickMatch() }, t("lobby.cancel"))
+      : null,
+  );
+}
+
+export function renderTable(app: App): HTMLElement {
+  const view = app.view;
+  if (!view) return h("p", { class: "loading", "data-testid": "table-loading" }, t("conn.connecting"));
+  const game = view.game;
+  if (view.status === "waiting" || !game) return h("div", { class: "table waiting" }, renderWaiting(app, view));
+
+  const seat = view.seat;
+  const me = seat ?? 0;
+  const other = 1 - me;
+  const myTurn = seat !== null && game.turn === seat && PLAYING.has(game.phase);
+  const over = game.phase === "hand_over" || game.phase === "match_over";
+  const finished = view.status === "finished";
+  const result = over && game.last_hand ? game.last_hand : app.pendingResult && app.pendingResult.hand < game.hand ? app.pendingResult : null;
+  const pending = !over && result !== null;
+  const target = game.rules?.target ?? 100;
+  const status = statusLine(app, view, game);
+
+  const scoreboard = h(
+    "p",
+    { class: "scoreboard", "data-testid": "scoreboard", "aria-label": t("table.scoreLabel", { you: game.scores[me], name: app.seatName(view, other), them: game.scores[other], target }) },
+    h("span", { class: "hand-no" }, t("table.handNo", { n: game.hand })),
+    " · ",
+    h("span", { dir: "ltr" }, t("table.score", { you: game.scores[me], them: game.scores[other], target })),
+    view.turn_deadline && PLAYING.has(game.phase) ? h("span", { class: "clock", "data-clock": true }, t("table.clock", { n: Math.max(0, Math.ceil(view.turn_deadline - Date.now() / 1000)) })) : null,
+  );
+
+  const table = h(
+    "div",
+    {
+      class: `table${myTurn ? " my-turn" : ""}${over ? " over" : ""}`,
+      "data-testid": "table",
+      "data-phase": game.phase,
+      "data-turn": game.turn === null ? "" : String(game.turn),
+      "data-seat": seat === null ? "" : String(seat),
+      "data-hand": String(game.hand),
+    },
+    h("h1", { class: "sr-only", tabindex: "-1" }, t("app.title")),
+    scoreboard,
+    renderOpponent(app, view, game, other),
+    h(
+      "section",
+      { class: "center", "aria-label": `${t("table.stock")}, ${t("table.discard")}` },
+      renderPiles(app, game),
+      h(
+        "div",
+        { class: "turn" },
+        status ? h("p", { class: `status${myTurn ? " mine" : ""}`, "data-testid": "turn-status" }, status) : null,
+        myTurn ? renderActions(app, game) : null,
+        myTurn && (game.phase === "draw" || game.phase === "discard") ? h("p", { class: "hint small-print" }, t("turn.dragHint")) : null,
+      ),
+    ),
+    seat === null ? renderOpponent(app, view, game, me) : renderHand(app, view, game),
+    renderHistory(app, view, game),
+  );
+  const overlays: HTMLElement[] = [];
+  if (result && !(finished && typeof view.forfeit === "number")) overlays.push(renderResult(app, view, result, pending));
+  if (finished) overlays.push(renderMatchOver(app, view));
+  if (seat === null) overlays.unshift(h("p", { class: "hint" }, t("table.spectating")));
+  return h(
+    "div",
+    { class: "table-page" },
+    overlays.length ? h("div", { class: "overlay" }, overlays) : null,
+    table,
+    h(
+      "p",
+      { class: "leave-row" },
+      !finished && seat !== null
+        ? h(
+            "button",
+            {
+              class: "link",
+              "data-key": "leave",
+              onclick: () => {
+                if (window.confirm(t("table.leaveConfirm"))) void app.leave();
+              },
+            },
+            t("table.leave"),
+          )
+        : null,
+    ),
+  );
+}
