@@ -145,7 +145,7 @@ class Service:
             raise RequestFailed(
                 ErrorCode.UNSUPPORTED_VERSION,
                 f"this server speaks protocol {m.PROTOCOL_VERSION}, not {message.version}",
-                {"protocol": m.PROTOCOL_VERSION},
+                {"supported": m.PROTOCOL_VERSION},
             )
         if conn.player_id is not None:
             raise RequestFailed(ErrorCode.INVALID_ARGUMENT, "hello was already sent")
@@ -276,6 +276,7 @@ class Service:
             return {"queued": False, **joined}
         if outcome.status is QuickMatchStatus.WAITING:
             await self.store.expire_room(room_id, 1)
+            raise RequestFailed(ErrorCode.ALREADY_IN_QUEUE, "you are already waiting for a match")
         await self._follow_from_start(conn, outcome.room_id, 0)
         return {"queued": True, "room": outcome.room_id, "seat": 0}
 
@@ -345,7 +346,12 @@ class Service:
                     ErrorCode.NOT_YOUR_SEAT, "an AI stands in for you: resume to take it back"
                 )
             raise RequestFailed(ErrorCode.NOT_A_PLAYER, "only the room's players can act")
+        request_key = f"{conn.player_id}:{message.id}"
         if message.seq != version:
+            if await self.store.request_applied(room.id, request_key):
+                raise RequestFailed(
+                    ErrorCode.DUPLICATE_REQUEST, f"request {message.id!r} was already applied"
+                )
             raise RequestFailed(
                 ErrorCode.STALE_SEQUENCE,
                 f"the room is at sequence {version}, you acted on {message.seq}",

@@ -102,6 +102,7 @@ async def _read_loop(
                 None,
                 ErrorCode.FRAME_TOO_LARGE,
                 f"a frame is at most {settings.max_frame_bytes} bytes, got {len(frame)}",
+                {"max_size": settings.max_frame_bytes},
             )
             strikes += 1
         else:

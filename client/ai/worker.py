@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from client.ai.policies import get_policy
-from client.session import RequestError, Session, SessionClosed
+from client.session import ConnectionLost, RequestError, Session, SessionClosed
 from protocol import messages as m
 
 log = logging.getLogger(__name__)
@@ -152,6 +152,10 @@ class Worker:
             action = await self._decide(level, game, f"{room}:{seat}:{seq}")
             try:
                 ack = await session.act(room, action["kind"], action.get("card"), seq=seq)
+            except ConnectionLost:
+                # The move may or may not have counted: the resumed view will tell.
+                await session.wait_connected(timeout=60)
+                continue
             except RequestError as error:
                 if error.code in LOST_SEAT_CODES:
                     return

@@ -144,6 +144,12 @@ class RoomOps(StoreBase):
             await self._redis.zrem(keys.rooms_active(), room_id)
         return result
 
+    async def request_applied(self, room_id: str, request_key: str) -> bool:
+        """True if ``request_key`` was applied to the room within the dedup window (a replay)."""
+        room_keys = keys.room_keys(room_id)
+        score = await self._redis.zscore(room_keys.requests, _check_request_key(request_key))
+        return score is not None and float(score) > time.time() * 1000
+
     async def changes_since(
         self, room_id: str, after_seq: int, *, limit: int | None = None
     ) -> list[tuple[int, bytes]] | None:
