@@ -82,13 +82,16 @@ STORE_LIMITS: Final = Limits(
 )
 
 
-def encode(message: Message) -> bytes:
+def encode(message: Message, *, validate: bool = True) -> bytes:
     """The canonical frame of ``message``.
 
     A ``ProtocolError`` when an opaque payload is not plain data within :data:`WIRE_LIMITS`,
-    or the frame exceeds what its receiver accepts (``frame_too_large``).
+    or the frame exceeds what its receiver accepts (``frame_too_large``). The server passes
+    ``validate=False`` for the frames it builds from its own state: then the payloads are packed
+    as they are (the receiver's :func:`decode` still checks everything).
     """
-    frame = _packb(_plain(to_wire(message), WIRE_LIMITS, 1))
+    wire = to_wire(message)
+    frame = _packb(_plain(wire, WIRE_LIMITS, 1)) if validate else _packb_trusted(wire)
     limit = MAX_CLIENT_FRAME if sent_by_client(message) else MAX_SERVER_FRAME
     if len(frame) > limit:
         raise _too_large(len(frame), limit)
@@ -128,13 +131,27 @@ def decode(
         raise
 
 
-def pack(obj: object) -> bytes:
-    """Plain data as MessagePack, for storage; ``ProtocolError`` when it is not plain data."""
+def pack(obj: object, *, validate: bool = True) -> bytes:
+    """Plain data as MessagePack, for storage; ``ProtocolError`` when it is not plain data.
+    ``validate=False`` packs the server's own data as it is (the hot path of every move)."""
+    if not validate:
+        return _packb_trusted(obj)
     return _packb(_plain(obj, STORE_LIMITS, 1))
 
 
-def unpack(data: bytes | bytearray | memoryview, *, max_size: int = MAX_BLOB_SIZE) -> object:
-    """Plain data from :func:`pack`, validated; ``ProtocolError`` on anything else."""
+def unpack(
+    data: bytes | bytearray | memoryview,
+    *,
+    max_size: int = MAX_BLOB_SIZE,
+    validate: bool = True,
+) -> object:
+    """Plain data from :func:`pack`, validated; ``ProtocolError`` on anything else.
+    ``validate=False`` trusts the bytes (the server's own blobs, read back from Redis)."""
+    if not validate:
+        try:
+            return msgpack.unpackb(data, raw=False)
+        except Exception as error:
+            raise ProtocolError(ErrorCode.BAD_MESSAGE, f"not valid MessagePack: {error}") from None
     raw, trailing = _unpackb(data, max_size, STORE_LIMITS)
     if trailing:
         raise ProtocolError(ErrorCode.BAD_MESSAGE, "bytes after the value")
@@ -161,6 +178,21 @@ class _Ext:
 
 def _packb(obj: object) -> bytes:
     frame = msgpack.packb(obj, use_bin_type=True)
+    assert isinstance(frame, bytes)
+    return frame
+
+
+def _as_dict(obj: object) -> object:
+    if isinstance(obj, Mapping):
+        return dict(obj)
+    raise ProtocolError(ErrorCode.BAD_MESSAGE, f"not plain data: {type(obj).__name__}")
+
+
+def _packb_trusted(obj: object) -> bytes:
+    try:
+        frame = msgpack.packb(obj, use_bin_type=True, default=_as_dict)
+    except (TypeError, ValueError, OverflowError) as error:
+        raise ProtocolError(ErrorCode.BAD_MESSAGE, f"not plain data: {error}") from None
     assert isinstance(frame, bytes)
     return frame
 

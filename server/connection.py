@@ -60,7 +60,7 @@ class Connection:
         if self.closed.is_set():
             return
         try:
-            self._queue.put_nowait(codec.encode(message))
+            self._queue.put_nowait(codec.encode(message, validate=False))
         except asyncio.QueueFull:
             log.warning("slow client cut off", extra={"peer": self.peer})
             self.closed.set()

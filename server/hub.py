@@ -25,24 +25,24 @@ log = logging.getLogger(__name__)
 
 
 def encode_room(room: Room) -> bytes:
-    return codec.pack(room.to_dict())
+    return codec.pack(room.to_dict(), validate=False)
 
 
 def decode_room(blob: bytes) -> Room:
-    data = codec.unpack(blob)
+    data = codec.unpack(blob, validate=False)
     if not isinstance(data, dict):
         raise ValueError("a room blob is a map")
     return Room.from_dict(data)
 
 
 def encode_change(seq: int, events: list[dict[str, Any]], actor: int | None) -> bytes:
-    return codec.pack({"seq": seq, "actor": actor, "events": events})
+    return codec.pack({"seq": seq, "actor": actor, "events": events}, validate=False)
 
 
 def decode_change(blob: bytes) -> list[dict[str, Any]]:
     if not blob:
         return []
-    data = codec.unpack(blob)
+    data = codec.unpack(blob, validate=False)
     if not isinstance(data, dict) or not isinstance(data.get("events"), list):
         raise ValueError("a change blob is a map with a list of events")
     events: list[dict[str, Any]] = data["events"]
@@ -99,6 +99,18 @@ class Hub:
     async def drop(self, conn: Connection) -> None:
         for room_id in list(conn.rooms):
             await self.unfollow(conn, room_id)
+
+    def cached(self, room_id: str, version: int) -> Room | None:
+        """The room at ``version`` if this process already holds it decoded."""
+        cached = self._rooms.get(room_id)
+        return cached[1] if cached is not None and cached[0] == version else None
+
+    def remember(self, room_id: str, version: int, room: Room) -> None:
+        """Keep a room this process just committed, so its update needs no decoding."""
+        if room_id in self._followers:
+            cached = self._rooms.get(room_id)
+            if cached is None or cached[0] < version:
+                self._rooms[room_id] = (version, room)
 
     def followed_rooms(self) -> list[tuple[str, Room]]:
         return [(room_id, room) for room_id, (_, room) in self._rooms.items()]
@@ -196,7 +208,7 @@ class Hub:
         followers = self._followers.get(update.room_id)
         if not followers:
             return
-        room = decode_room(update.state)
+        room = self.cached(update.room_id, update.seq) or decode_room(update.state)
         cached = self._rooms.get(update.room_id)
         if cached is None or cached[0] < update.seq:
             self._rooms[update.room_id] = (update.seq, room)
