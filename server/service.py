@@ -23,7 +23,6 @@ from server import identity, metrics
 from server.ai_dispatch import AiDispatcher
 from server.connection import Connection
 from server.engine import Action, IllegalAction, Phase
-from server.engine.state import PLAYING_PHASES
 from server.hub import Hub, decode_room, encode_change, encode_room
 from server.room import (
     Room,
@@ -335,11 +334,18 @@ class Service:
     async def act(self, conn: Connection, message: m.Act) -> dict[str, Any]:
         assert conn.player_id is not None
         started = time.perf_counter()
-        loaded = await self.store.load_room(message.room)
-        if loaded is None:
-            raise RequestFailed(ErrorCode.NOT_FOUND, f"no room {message.room}")
-        version, blob = loaded
-        room = self.hub.cached(message.room, version) or decode_room(blob)
+        # The room as this process last saw it, when that is the number the client acted on:
+        # no read needed, the compare-and-set of the commit refuses it if it is out of date.
+        version = message.seq
+        cached = self.hub.cached(message.room, version)
+        if cached is not None:
+            room = cached
+        else:
+            loaded = await self.store.load_room(message.room)
+            if loaded is None:
+                raise RequestFailed(ErrorCode.NOT_FOUND, f"no room {message.room}")
+            version, blob = loaded
+            room = self.hub.cached(message.room, version) or decode_room(blob)
         seat = room.acting_seat(conn.player_id)
         if seat is None:
             if room.seat_of(conn.player_id) is not None:
@@ -348,8 +354,6 @@ class Service:
                 )
             raise RequestFailed(ErrorCode.NOT_A_PLAYER, "only the room's players can act")
         request_key = f"{conn.player_id}:{message.id}"
-        if message.seq != version and _hand_already_dealt(room, message.action.kind):
-            return {"seq": version, "already": True}
         if message.seq != version:
             if await self.store.request_applied(room.id, request_key):
                 raise RequestFailed(
@@ -710,10 +714,3 @@ def _stand_in_wanted(message: m.CreateRoom) -> bool:
     if message.stand_in is not None:
         return message.stand_in
     return message.mode == "ai"
-
-
-def _hand_already_dealt(room: Room, kind: str) -> bool:
-    """Both players may deal the next hand at once: the second ``next_hand`` finds it done,
-    which is what it asked for, so it is acknowledged rather than refused."""
-    game = room.game
-    return kind == "next_hand" and game is not None and game.phase in PLAYING_PHASES
