@@ -69,7 +69,7 @@ class Worker:
         self.settings = settings
         self._executor = executor
         self._session: Session | None = None
-        self._seats: dict[str, asyncio.Task[None]] = {}
+        self._seats: dict[tuple[str, int], asyncio.Task[None]] = {}
         self._accepting = True
         self._stopped = asyncio.Event()
         self._drain: asyncio.Task[None] | None = None
@@ -107,35 +107,51 @@ class Worker:
     def _capacity(self) -> int:
         return self.settings.capacity if self._accepting else 0
 
-    def _take(self, seat: m.AiSeat) -> None:
-        running = self._seats.get(seat.room)
-        if running is not None and not running.done():
+    def _take(self, offer: m.AiSeat) -> None:
+        key = (offer.room, offer.seat)
+        running = self._seats.get(key)
+        if (running is not None and not running.done()) or not self._accepting:
             return
-        if not self._accepting:
-            return
-        task = asyncio.create_task(self._play(seat.room, seat.level), name=f"seat {seat.room}")
-        self._seats[seat.room] = task
-        task.add_done_callback(lambda _: self._seats.pop(seat.room, None))
+        # One connection follows a room as one seat: the other seat of a room this worker
+        # already plays (an AI standing in for its opponent) gets a connection of its own.
+        own_session = any(room == offer.room for room, _ in self._seats)
+        task = asyncio.create_task(
+            self._play(offer.room, offer.level, own_session), name=f"seat {key}"
+        )
+        self._seats[key] = task
+        task.add_done_callback(lambda _: self._seats.pop(key, None))
 
-    async def _play(self, room: str, level: str) -> None:
+    async def _play(self, room: str, level: str, own_session: bool) -> None:
         session = self._session
         assert session is not None
+        if own_session:
+            session = await Session.connect(
+                self.settings.url,
+                name=self.settings.name,
+                client="ai-worker/0.1",
+                worker_key=self.settings.worker_key,
+            )
+        try:
+            await self._join_and_play(session, room, level)
+        finally:
+            session.forget(room)
+            if own_session:
+                await session.close()
+
+    async def _join_and_play(self, session: Session, room: str, level: str) -> None:
         try:
             ack = await session.request("join_room", room=room)
         except RequestError as error:
             log.info("seat not taken", extra={"room": room, "code": error.code})
             return
-        seat = ack.result["seat"]
         try:
-            await self._play_seat(session, room, seat, level)
+            await self._play_seat(session, room, ack.result["seat"], level)
         except (SessionClosed, asyncio.CancelledError):
             raise
         except RequestError as error:
             log.info("seat lost", extra={"room": room, "code": error.code})
         except Exception:
             log.exception("seat failed", extra={"room": room})
-        finally:
-            session.forget(room)
 
     async def _play_seat(self, session: Session, room: str, seat: int, level: str) -> None:
         state = session.room(room)

@@ -1,0 +1,193 @@
+"""The AI worker end to end: a real server, real worker processes and a scripted person."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from client.session import RequestError, Session, View
+from tests.e2e.helpers import choose
+from tests.support.server_process import ROOT, WORKER_KEY, ServerProcess
+
+Spawn = Any
+
+
+class WorkerProcess:
+    """``python -m client.ai`` as the compose file runs it, against one server."""
+
+    def __init__(self, server: ServerProcess, log_path: Path) -> None:
+        env = {key: value for key, value in os.environ.items() if not key.startswith("GIN_")}
+        env.update(
+            {
+                "PYTHONPATH": str(ROOT),
+                "GIN_SERVER_URL": server.ws_url,
+                "GIN_AI_WORKER_KEY": WORKER_KEY,
+                "GIN_AI_THINK_SECONDS": "0",
+                "GIN_AI_PROCESSES": "1",
+            }
+        )
+        self.log_path = log_path
+        with log_path.open("wb") as log:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "client.ai"],
+                cwd=ROOT,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(10)
+
+
+@pytest.fixture
+def workers(tmp_path: Path) -> Iterator[Any]:
+    started: list[WorkerProcess] = []
+
+    def spawn(server: ServerProcess) -> WorkerProcess:
+        worker = WorkerProcess(server, tmp_path / f"worker-{len(started)}.log")
+        started.append(worker)
+        return worker
+
+    yield spawn
+    for worker in started:
+        worker.kill()
+
+
+def settled(view: View) -> bool:
+    game = view.get("game")
+    return view["status"] == "finished" or bool(game and game["legal_actions"])
+
+
+async def play_person(
+    session: Session, room: str, rng: random.Random, until_moves: int | None = None
+) -> tuple[View, int]:
+    """Play the person's seat until the match ends (or ``until_moves`` moves were made)."""
+    moves = 0
+    while True:
+        view = await session.wait_for(room, settled, timeout=60)
+        if view["status"] == "finished" or (until_moves is not None and moves >= until_moves):
+            return view, moves
+        action = choose(view, rng)
+        seq = session.room(room).seq
+        try:
+            ack = await session.act(room, action["kind"], action.get("card"), seq=seq)
+        except RequestError as error:
+            assert error.code == "stale_sequence", error
+            await session.wait_seq(room, seq + 1, timeout=60)
+            continue
+        moves += 1
+        await session.wait_seq(room, ack.result["seq"], timeout=60)
+
+
+@pytest.mark.parametrize("level", ["easy", "normal", "hard"])
+async def test_a_whole_match_against_each_level(
+    gin_server: ServerProcess, workers: Spawn, level: str
+) -> None:
+    workers(gin_server)
+    session = await Session.connect(gin_server.ws_url, name="Person")
+    try:
+        ack = await session.request("create_room", mode="ai", level=level)
+        room = ack.result["room"]
+        final, moves = await play_person(session, room, random.Random(level))
+    finally:
+        await session.close()
+    game = final["game"]
+    assert final["status"] == "finished"
+    assert final["seats"][1]["ai"] == level
+    assert max(game["scores"]) >= 100
+    assert final["winner"] == game["match"]["winner"]
+    ai_moves = [
+        move for move in game["history"] if move["seat"] == 1 and move["kind"] != "next_hand"
+    ]
+    assert game["results"], "no hand was played"
+    assert ai_moves or game["phase"] == "match_over"
+    print(f"{level}: {len(game['results'])} hands, person moves {moves}, scores {game['scores']}")
+
+
+async def test_a_second_worker_finishes_the_match_when_the_first_dies(
+    gin_server: ServerProcess, workers: Spawn
+) -> None:
+    first = workers(gin_server)
+    session = await Session.connect(gin_server.ws_url, name="Person")
+    try:
+        ack = await session.request("create_room", mode="ai", level="normal", rules={"target": 40})
+        room = ack.result["room"]
+        rng = random.Random(7)
+        view, _ = await play_person(session, room, rng, until_moves=3)
+        assert view["status"] == "playing"
+        seq_at_kill = session.room(room).seq
+        first.kill()
+        workers(gin_server)
+        final, _ = await play_person(session, room, rng)
+        state = session.room(room)
+        ai_moves_after_kill = [
+            applied
+            for applied in state.log
+            if applied.seq > seq_at_kill and any(event.get("seat") == 1 for event in applied.events)
+        ]
+    finally:
+        await session.close()
+    assert final["status"] == "finished"
+    assert max(final["game"]["scores"]) >= 40
+    assert ai_moves_after_kill, "nobody played the AI seat after the first worker died"
+    seqs = [applied.seq for applied in state.log]
+    assert seqs == list(range(seqs[0], seqs[0] + len(seqs))), "sequence numbers have gaps"
+
+
+async def test_an_ai_stands_in_for_a_person_who_stays_away(
+    server_factory: Any, workers: Spawn
+) -> None:
+    server = server_factory(env={"GIN_DISCONNECT_GRACE": "1", "GIN_RATE_BURST": "1000"})
+    workers(server)
+    person = await Session.connect(server.ws_url, name="Person", reconnect=False)
+    ack = await person.request("create_room", mode="ai", level="easy", rules={"target": 500})
+    room = ack.result["room"]
+    token = person.token
+    await person.wait_for(room, settled, timeout=30)
+    await person.close()
+
+    watcher = await Session.connect(server.ws_url, name="Watcher")
+    try:
+        await watcher.request("watch", room=room)
+        standing = await watcher.wait_for(
+            room, lambda v: v["seats"][0]["stand_in"] is not None, timeout=30
+        )
+        assert standing["seats"][0]["away"] is True
+        moved = standing["game"]["history"]
+        await watcher.wait_for(
+            room,
+            lambda v: (
+                len(v["game"]["history"]) > len(moved) + 2
+                or v["game"]["phase"] in ("hand_over", "match_over")
+            ),
+            timeout=60,
+        )
+    finally:
+        await watcher.close()
+
+    back = await Session.connect(server.ws_url, token=token)
+    try:
+        await back.resume(room, -1)
+        returned = await back.wait_for(
+            room, lambda v: v["seats"][0]["stand_in"] is None and not v["seats"][0]["away"]
+        )
+        assert returned["seat"] == 0
+        assert returned["game"]["cards"], "the person sees their own hand again"
+        if returned["game"]["legal_actions"]:
+            action = returned["game"]["legal_actions"][0]
+            await back.act(room, action["kind"], action.get("card"))
+    finally:
+        await back.close()
