@@ -1,0 +1,54 @@
+"""Easy: keeps the melds it has made and discards its highest-value deadwood card.
+
+- Takes the upcard or the top discard only when it completes a meld with its cards.
+- Discards the highest-value deadwood card of its arrangement of the 11 cards (random
+  tie-break); when all 11 cards are melded, the card whose loss leaves the least deadwood.
+- Knocks when it can: whenever its discard leaves 10 deadwood points or fewer (gin at 0).
+"""
+
+from __future__ import annotations
+
+import random
+
+from client.ai.common import (
+    ActionDict,
+    View,
+    discardable,
+    fallback,
+    finish,
+    hand_mask,
+    joins_meld,
+    options,
+    tie_break,
+    top_discard,
+)
+from protocol.cards import INDEX_VALUES, card_index
+from protocol.melds import best_arrangement_mask, min_deadwood_mask
+
+
+def choose(view: View, rng: random.Random) -> ActionDict:
+    opts = options(view)
+    mask = hand_mask(view)
+    if opts.drawing:
+        top = top_discard(view)
+        if opts.take is not None and top is not None and joins_meld(mask, top):
+            return dict(opts.take)
+        if opts.decline is not None:
+            return dict(opts.decline)
+        return fallback(view, rng)
+    if not opts.discarding:
+        return fallback(view, rng)
+    choices = discardable(opts)
+    deadwood = [
+        card_index(card)
+        for card in best_arrangement_mask(mask).deadwood
+        if card_index(card) in choices
+    ]
+    if deadwood:
+        high = max(INDEX_VALUES[card] for card in deadwood)
+        card = tie_break([c for c in deadwood if INDEX_VALUES[c] == high], rng)
+    else:
+        left = {c: min_deadwood_mask(mask ^ (1 << c)) for c in choices}
+        least = min(left.values())
+        card = tie_break([c for c in choices if left[c] == least], rng)
+    return finish(opts, card, knock=True)

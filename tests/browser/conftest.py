@@ -1,0 +1,145 @@
+"""Fixtures of the browser tests: Debian's Chromium driven by Playwright, against a real server
+process and Redis (``gin_server`` from ``tests.support.fixtures``), with scripted opponents.
+
+The tests need the built web client (``client/web/dist``, from ``npm run build``), the
+``playwright`` package and ``/usr/bin/chromium``. Without them the tests are skipped, unless
+``GIN_REQUIRE_BROWSER=1`` (set by ``make test``) makes a missing piece a failure.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import importlib.util
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from tests.browser.bot import Bot, BotThread
+from tests.browser.helpers import CHROMIUM, CHROMIUM_ARGS, ConsoleWatch
+from tests.support.server_process import WORKER_KEY, ServerProcess
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, BrowserContext, Page
+
+ROOT = Path(__file__).resolve().parents[2]
+DIST = ROOT / "client" / "web" / "dist" / "index.html"
+REQUIRED = os.environ.get("GIN_REQUIRE_BROWSER") == "1"
+
+if importlib.util.find_spec("playwright") is None and not REQUIRED:
+    # the test modules cannot even be imported: leave them out (make test requires them)
+    collect_ignore_glob = ["test_*.py"]
+
+
+def _missing() -> str | None:
+    if importlib.util.find_spec("playwright") is None:
+        return "the playwright package is not installed (pip install playwright)"
+    if not Path(CHROMIUM).exists():
+        return f"{CHROMIUM} is missing (apt-get install chromium)"
+    if not DIST.exists():
+        return "the web client is not built (cd client/web && npm ci && npm run build)"
+    return None
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    missing = _missing()
+    if missing is not None:
+        if REQUIRED:
+            pytest.fail(missing, pytrace=False)
+        pytest.skip(missing)
+    sync_api = importlib.import_module("playwright.sync_api")
+    with sync_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def console() -> Iterator[ConsoleWatch]:
+    """Console errors of every page of the test; any one fails the test."""
+    watch = ConsoleWatch()
+    yield watch
+    assert watch.errors == [], "console errors:\n" + "\n".join(watch.errors)
+
+
+NewPage = Callable[..., "Page"]
+
+
+@pytest.fixture
+def new_page(browser: Browser, console: ConsoleWatch) -> Iterator[NewPage]:
+    """``new_page(locale="en-US", width=1200, height=860, context=None)``: a page in a fresh
+    browser context (its own localStorage: another person), or in ``context``."""
+    contexts: list[BrowserContext] = []
+
+    def make(
+        locale: str = "en-US",
+        width: int = 1200,
+        height: int = 860,
+        context: BrowserContext | None = None,
+        **options: Any,
+    ) -> Page:
+        if context is None:
+            context = browser.new_context(
+                locale=locale,
+                viewport={"width": width, "height": height},
+                reduced_motion="reduce",
+                **options,
+            )
+            context.set_default_timeout(15_000)
+            contexts.append(context)
+        return console.watch(context.new_page())
+
+    yield make
+    for context in contexts:
+        context.close()
+
+
+AI_WORKER = ROOT / "client" / "ai" / "worker.py"
+
+
+@pytest.fixture
+def ai_seats(gin_server: ServerProcess, tmp_path: Path) -> Iterator[None]:
+    """Whoever plays the AI seats: the real AI worker (``python -m client.ai``) when it
+    exists, else a scripted worker that plays random legal moves."""
+    if not AI_WORKER.exists():
+        thread = BotThread(
+            Bot(gin_server.ws_url, worker_key=WORKER_KEY, name="AI", delay=0.15)
+        ).start()
+        yield None
+        thread.stop()
+        return
+    env = {key: value for key, value in os.environ.items() if not key.startswith("GIN_")}
+    env.update(
+        {
+            "PYTHONPATH": str(ROOT),
+            "GIN_SERVER_URL": gin_server.ws_url,
+            "GIN_AI_WORKER_KEY": WORKER_KEY,
+            "GIN_AI_THINK_SECONDS": "0.15",
+            "GIN_AI_DRAIN_SECONDS": "1",
+        }
+    )
+    log_path = tmp_path / "ai-worker.log"
+    with log_path.open("wb") as log:
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "client.ai"],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,  # its process pool goes with it
+        )
+    try:
+        yield None
+        assert worker.poll() is None, "the AI worker died:\n" + log_path.read_text()[-3000:]
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(worker.pid, signal.SIGKILL)
+        worker.wait(10)

@@ -1,0 +1,171 @@
+"""Driving the web client like a person: read the table from the page, click piles and cards."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from playwright.sync_api import ConsoleMessage, Page
+
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOTS = ROOT / "build" / "screenshots"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+VALUES = {"A": 1, "T": 10, "J": 10, "Q": 10, "K": 10}
+
+
+def card_value(card: str) -> int:
+    return VALUES.get(card[0]) or int(card[0])
+
+
+class ConsoleWatch:
+    """Every console error and uncaught page error of the pages it watches."""
+
+    def __init__(self) -> None:
+        self.errors: list[str] = []
+
+    def watch(self, page: Page) -> Page:
+        page.on("console", self._console)
+        page.on("pageerror", lambda error: self.errors.append(f"page error: {error}"))
+        return page
+
+    def _console(self, message: ConsoleMessage) -> None:
+        if message.type == "error":
+            self.errors.append(f"console error: {message.text} ({message.location})")
+
+
+@dataclass
+class TableState:
+    phase: str
+    turn: int | None
+    seat: int | None
+    hand: int
+
+    @property
+    def my_turn(self) -> bool:
+        return self.turn is not None and self.turn == self.seat
+
+    @property
+    def over(self) -> bool:
+        return self.phase in ("hand_over", "match_over")
+
+
+def table_state(page: Page) -> TableState | None:
+    data = page.evaluate(
+        """() => {
+            const table = document.querySelector('[data-testid=table]');
+            if (!table) return null;
+            return {phase: table.dataset.phase, turn: table.dataset.turn,
+                    seat: table.dataset.seat, hand: table.dataset.hand};
+        }"""
+    )
+    if not data:
+        return None
+    return TableState(
+        phase=data["phase"],
+        turn=int(data["turn"]) if data["turn"] else None,
+        seat=int(data["seat"]) if data["seat"] else None,
+        hand=int(data["hand"]),
+    )
+
+
+def hand_cards(page: Page) -> list[str]:
+    cards: list[str] = page.eval_on_selector_all(
+        "[data-testid=my-hand] button.card", "els => els.map(e => e.dataset.card)"
+    )
+    return cards
+
+
+def take_turn(page: Page, *, use_drag: bool = False, take_upcard: bool = False) -> str | None:
+    """Make one move if it is this page's turn; returns what it did (None: nothing to do)."""
+    state = table_state(page)
+    if state is None or not state.my_turn or state.over:
+        return None
+    if page.locator("[data-testid=pass]").count():
+        if take_upcard and page.locator("[data-testid=take-upcard]").count():
+            page.click("[data-testid=take-upcard]")
+            return "take_upcard"
+        page.click("[data-testid=pass]")
+        return "pass"
+    if state.phase in ("draw", "first_draw"):
+        if use_drag:
+            page.drag_and_drop("[data-testid=stock]", "[data-testid=my-hand]")
+            return "drag_stock"
+        page.click("[data-testid=stock]")
+        return "draw_stock"
+    if state.phase == "discard":
+        knock = page.locator("[data-testid=gin], [data-testid=knock]")
+        if knock.count():
+            knock.first.click()
+            page.locator("[data-testid=my-hand] button.card.live").first.click()
+            return "knock"
+        live: list[str] = page.eval_on_selector_all(
+            "[data-testid=my-hand] .group-deadwood button.card.live",
+            "els => els.map(e => e.dataset.card)",
+        )
+        if not live:
+            live = page.eval_on_selector_all(
+                "[data-testid=my-hand] button.card.live", "els => els.map(e => e.dataset.card)"
+            )
+        card = max(live, key=card_value)
+        if use_drag:
+            page.drag_and_drop(f"[data-testid=card-{card}]", "[data-testid=discard]")
+            return f"drag_discard {card}"
+        page.click(f"[data-testid=card-{card}]")
+        return f"discard {card}"
+    return None
+
+
+def wait_for_change(page: Page, before: TableState | None, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        now = table_state(page)
+        if now != before:
+            return
+        page.wait_for_timeout(30)
+    raise AssertionError(f"the table did not change from {before}")
+
+
+def play_hand(pages: list[Page], *, timeout: float = 90.0, use_drag_once: bool = False) -> int:
+    """Play with every page until a hand result shows on the first page; returns the moves made."""
+    deadline = time.monotonic() + timeout
+    moves = 0
+    dragged = not use_drag_once
+    while time.monotonic() < deadline:
+        if pages[0].locator("[data-testid=hand-result]").count():
+            return moves
+        acted = False
+        for page in pages:
+            before = table_state(page)
+            try:
+                did = take_turn(page, use_drag=not dragged)
+            except Exception as error:
+                if not type(error).__module__.startswith("playwright"):
+                    raise
+                continue  # the page re-rendered under the click: look again
+            if did:
+                acted = True
+                moves += 1
+                dragged = dragged or did.startswith("drag")
+                wait_for_change(page, before)
+        if not acted:
+            pages[0].wait_for_timeout(40)
+    raise AssertionError(f"no hand result after {timeout} s and {moves} moves")
+
+
+def shot(page: Page, name: str) -> Path:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path

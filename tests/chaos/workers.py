@@ -1,0 +1,103 @@
+"""Real AI worker processes for the chaos tests: ``python -m client.ai`` with its settings in
+the environment (``GIN_SERVER_URL``, ``GIN_AI_WORKER_KEY``, ``GIN_AI_THINK_SECONDS=0``...)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+from tests.support.server_process import ROOT, WORKER_KEY
+
+__all__ = ["WorkerProcess"]
+
+
+class WorkerProcess:
+    """One AI worker process; ``kill()`` is a crash, ``terminate()`` a SIGTERM (drain)."""
+
+    def __init__(
+        self, url: str, log_dir: Path, name: str, env: Mapping[str, str] | None = None
+    ) -> None:
+        self.url = url
+        self.name = name
+        self.log_path = log_dir / f"worker-{name}.log"
+        self.extra_env = dict(env or {})
+        self._proc: subprocess.Popen[bytes] | None = None
+
+    def env(self) -> dict[str, str]:
+        env = {
+            key: value
+            for key, value in os.environ.items()
+            if not key.startswith(("GIN_", "REDIS_")) and key != "PYTHONPATH"
+        }
+        env.update(
+            {
+                "PYTHONPATH": str(ROOT),
+                "PYTHONUNBUFFERED": "1",
+                "GIN_SERVER_URL": self.url,
+                "GIN_AI_WORKER_KEY": WORKER_KEY,
+                "GIN_AI_THINK_SECONDS": "0",
+                "GIN_AI_PROCESSES": "0",
+                "GIN_LOG_LEVEL": "INFO",
+            }
+        )
+        env.update(self.extra_env)
+        return env
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc is not None else None
+
+    @property
+    def running(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    @property
+    def returncode(self) -> int | None:
+        return self._proc.returncode if self._proc is not None else None
+
+    def start(self) -> WorkerProcess:
+        with self.log_path.open("ab") as log:
+            self._proc = subprocess.Popen(
+                [sys.executable, "-m", "client.ai"],
+                cwd=ROOT,
+                env=self.env(),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+            )
+        return self
+
+    def kill(self) -> None:
+        if self._proc is not None and self._proc.poll() is None:
+            self._proc.send_signal(signal.SIGKILL)
+            self._proc.wait(10)
+
+    def terminate(self) -> None:
+        """SIGTERM: the worker stops taking seats and drains (does not wait)."""
+        if self._proc is not None and self._proc.poll() is None:
+            self._proc.send_signal(signal.SIGTERM)
+
+    async def wait(self, timeout: float) -> int:
+        """The exit code; TimeoutError if still running after ``timeout``."""
+        assert self._proc is not None
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while self._proc.poll() is None:
+            if loop.time() > deadline:
+                raise TimeoutError(f"worker {self.name} still running after {timeout} s")
+            await asyncio.sleep(0.05)
+        return self._proc.returncode
+
+    def log_text(self) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")
+        except OSError:
+            return ""
+
+    def log_tail(self, lines: int = 40) -> str:
+        return "\n".join(self.log_text().splitlines()[-lines:])
