@@ -202,6 +202,7 @@ class Proxy:
                 self.accepted[port] += 1
                 peer = client_w.get_extra_info("peername")
                 self.routes[(peer[0], peer[1])] = port
+                assert backend_w is not None
                 self._writers.add(backend_w)
                 upstream = (
                     self._pipe(client_r, backend_w)

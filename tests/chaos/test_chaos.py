@@ -23,8 +23,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+import redis.asyncio
+
 from client.session import Session, View
-from server.hub import decode_change
+from server.hub import decode_change, decode_room
 from server.store import Store
 from tests.chaos.conftest import CHAOS_ENV, ProxyFactory, WorkerFactory
 from tests.chaos.players import SeatPlay, check_room, play_seat
@@ -106,7 +108,8 @@ async def _stuck(
             f"{match.room} ({match.kind}): last changes {tail}, "
             f"stored seq {loaded[0] if loaded else None}, "
             f"client seq {match.plays[0].session.room(match.room).seq}, "
-            f"phase {game.get('phase')}, turn {game.get('turn')}, seats {view.get('seats')}"
+            f"phase {game.get('phase')}, turn {game.get('turn')}, "
+            f"AI seat bound to {decode_room(loaded[1]).seats[1].player if loaded else None}"
         )
         for play in match.plays:
             session = play.session
@@ -197,7 +200,10 @@ async def _chaos(
             for task in pending:
                 task.cancel()
             stuck = await _stuck(store, matches, proxy.routes)
-            raise AssertionError(f"{len(pending)} matches did not finish:\n{stuck}")
+            requests = await _ai_requests(private_redis.url)
+            raise AssertionError(
+                f"{len(pending)} matches did not finish:\n{stuck}\nAI seat requests: {requests}"
+            )
         for task in done:
             task.result()  # a player's failure, if any
         # every event hit matches in full swing
@@ -239,6 +245,17 @@ async def _chaos(
         await asyncio.wait_for(
             asyncio.gather(store.close(), *(session.close() for session in sessions)), 20
         )
+
+
+async def _ai_requests(url: str) -> str:
+    """The AI seat request stream as Redis holds it (for the failure message)."""
+    client = redis.asyncio.Redis.from_url(url)
+    try:
+        length = await client.xlen("ai:requests")
+        pending = await client.xpending("ai:requests", "ai-workers")
+        return f"{length} requests, pending {pending}"
+    finally:
+        await client.aclose()
 
 
 def _answers(totals: Counter[str]) -> dict[str, int]:

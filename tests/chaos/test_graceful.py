@@ -173,7 +173,7 @@ async def test_sigterm_of_a_worker_lets_it_finish_its_matches(
         playing = asyncio.create_task(_play_all(rooms, progress))
         for room, plays in rooms:
             state = plays[0].session.room(room)
-            await plays[0].session.wait_for(room, lambda view, s=state: s.seq >= 5, timeout=30)
+            await plays[0].session.wait_seq(room, max(state.seq, 5), timeout=30)
         holders = {await _ai_player(store, room) for room, _ in rooms}
         assert len(holders) == 1 and None not in holders
         leaving.terminate()
@@ -212,7 +212,7 @@ async def test_sigterm_of_a_worker_hands_its_seats_back_after_the_drain_time(
         playing = asyncio.create_task(_play_all(rooms, progress))
         for room, plays in rooms:
             state = plays[0].session.room(room)
-            await plays[0].session.wait_for(room, lambda view, s=state: s.seq >= 5, timeout=30)
+            await plays[0].session.wait_seq(room, max(state.seq, 5), timeout=30)
         holders = {await _ai_player(store, room) for room, _ in rooms}
         assert len(holders) == 1 and None not in holders
         successor = worker_factory(server.ws_url)

@@ -36,7 +36,9 @@ def _hand_over(session: Session, room: str) -> bool:
 
 
 def _acl(admin: redis.Redis, keys: str) -> None:
-    admin.execute_command(f"ACL SETUSER {USER} on >{PASSWORD} resetkeys {keys} &* +@all")
+    admin.execute_command(  # type: ignore[no-untyped-call]
+        f"ACL SETUSER {USER} on >{PASSWORD} resetkeys {keys} &* +@all"
+    )
 
 
 async def test_a_hand_that_ends_while_its_record_cannot_be_written(
