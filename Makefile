@@ -48,7 +48,10 @@ contracts: $(STAMP)
 pytest: $(STAMP) web
 	bash scripts/ensure-redis.sh
 	bash scripts/ensure-chromium.sh
-	GIN_REQUIRE_BROWSER=1 $(VENV)/bin/pytest
+	$(VENV)/bin/pytest --ignore=tests/browser
+	# Playwright's sync API keeps an event loop running for the session: the browser tests
+	# get a pytest process of their own so that the asyncio tests never share it.
+	GIN_REQUIRE_BROWSER=1 $(VENV)/bin/pytest tests/browser
 
 bench: $(STAMP)
 	$(PY) -m bench.melds
