@@ -175,3 +175,14 @@ def meld_outs(hand: int) -> int:
     twice = (c & (d | h | s_)) | (d & (h | s_)) | (h & s_)
     outs |= twice | (twice << 13) | (twice << 26) | (twice << 39)
     return outs & ~hand
+
+
+def take_if_it_melds(view: View, opts: Options, mask: int, rng: random.Random) -> ActionDict:
+    """The draw rule of the easy and simple players: take the top discard (or the upcard)
+    only when it joins a meld, else draw from the stock (or pass)."""
+    top = top_discard(view)
+    if opts.take is not None and top is not None and joins_meld(mask, top):
+        return dict(opts.take)
+    if opts.decline is not None:
+        return dict(opts.decline)
+    return fallback(view, rng)

@@ -48,6 +48,8 @@ VALUE_MODE = "e1"
 OPP_BETA_PER_TURN = 0.0
 OPP_BETA_MAX = 0.08
 OPP_POOL = 3
+PROB_SAMPLES = 0
+GIN_UNTIL = 99
 OUTS_WEIGHT = 0.5
 KNOCK_MODE = "rollout"
 
@@ -186,6 +188,28 @@ def _opponent_hands(
     return rng.choices(pool, weights=weights, k=KNOCK_SAMPLES)
 
 
+def _weighted_probs(
+    model: opponent.OpponentModel, know: knowledge.Knowledge, rng: random.Random
+) -> list[float]:
+    turns = know.opp_stock_draws + len(know.opp_picked_order)
+    beta = min(OPP_BETA_MAX, OPP_BETA_PER_TURN * turns)
+    prob = list(model.prob)
+    if beta <= 0:
+        return prob
+    totals = [0.0] * 52
+    weight_sum = 0.0
+    for _ in range(PROB_SAMPLES):
+        hand = model.sample(rng)
+        w = math.exp(-beta * min_deadwood_mask(hand))
+        weight_sum += w
+        for c in model.unseen:
+            if hand >> c & 1:
+                totals[c] += w
+    for c in model.unseen:
+        prob[c] = totals[c] / weight_sum
+    return prob
+
+
 def _knock_or_not(
     view: View,
     opts: Options,
@@ -203,12 +227,15 @@ def _knock_or_not(
     on = hand ^ (1 << play_card)
     knock_total = 0.0
     play_total = 0.0
+    gin_total = -1e9 if GIN_UNTIL >= 99 else 0.0
     for opp in _opponent_hands(model, knowledge.read(view), rng):
         knock_total += playout.knock_points(kept, opp, melds)
         stock = [c for c in model.unseen if not opp >> c & 1]
         rng.shuffle(stock)
+        if GIN_UNTIL < 99:
+            gin_total += playout.play_out(on, opp, list(stock), play_card, gin_until=GIN_UNTIL)
         play_total += playout.play_out(on, opp, stock, play_card)
-    return knock_total >= play_total
+    return knock_total >= max(play_total, gin_total)
 
 
 def _discard_phase(view: View, opts: Options, ev: _Evaluator, rng: random.Random) -> ActionDict:
@@ -234,6 +261,8 @@ def choose(view: View, rng: random.Random) -> ActionDict:
     know = knowledge.read(view)
     sizes = view.get("hand_sizes") or [10, 10]
     model = opponent.build(know, int(sizes[know.opponent]))
+    if PROB_SAMPLES and model.unknown:
+        model.prob = _weighted_probs(model, know, rng)
     ev = _Evaluator(model)
     if opts.drawing:
         return _draw(view, opts, ev, rng)

@@ -100,9 +100,18 @@ def _discard(hand: int, taken: int) -> tuple[int, int]:
 
 
 def play_out(
-    me: int, opponent: int, stock: list[int], top: int, *, opponent_first: bool = True
+    me: int,
+    opponent: int,
+    stock: list[int],
+    top: int,
+    *,
+    opponent_first: bool = True,
+    gin_until: int = 99,
 ) -> int:
     """Finish a hand with the quick policy for both; ``stock`` is consumed from its end.
+
+    With ``gin_until`` below 99 we only go out with gin while the stock holds more than
+    ``gin_until`` cards (the opponent always knocks as soon as it can).
 
     Returns our points: positive when we score, negative when the opponent does, 0 for a dead
     hand.
@@ -122,7 +131,7 @@ def play_out(
             taken = -1
         card, left = _discard(hand, taken)
         hand ^= 1 << card
-        if left <= KNOCK_LIMIT:
+        if left <= KNOCK_LIMIT and (player or left == 0 or len(stock) <= gin_until):
             points = knock_points(hand, hands[1 - player])
             return points if player == 0 else -points
         if len(stock) <= DEAD_HAND_STOCK:

@@ -21,10 +21,9 @@ from client.ai.common import (
     fallback,
     finish,
     hand_mask,
-    joins_meld,
     options,
+    take_if_it_melds,
     tie_break,
-    top_discard,
 )
 from protocol.melds import KNOCK_LIMIT, min_deadwood_mask
 
@@ -33,12 +32,7 @@ def choose(view: View, rng: random.Random) -> ActionDict:
     opts = options(view)
     mask = hand_mask(view)
     if opts.drawing:
-        top = top_discard(view)
-        if opts.take is not None and top is not None and joins_meld(mask, top):
-            return dict(opts.take)
-        if opts.decline is not None:
-            return dict(opts.decline)
-        return fallback(view, rng)
+        return take_if_it_melds(view, opts, mask, rng)
     if not opts.discarding:
         return fallback(view, rng)
     choices = discardable(opts)
