@@ -19,7 +19,8 @@ its seat: ``server.engine.views.game_view(state, seat)``, and gets its own seede
   over the pairs, and each policy's own points per hand;
 - per policy: knock rate, gin rate (gins per hand played), undercut rate (the share of its
   knocks that were undercut), undercuts it made, dead hands;
-- decision time p50/p99 per policy (wall time of the ``choose`` call only).
+- decision time p50/p99 (and max) per policy: wall time of the ``choose`` call only. On a
+  busy 2-core machine the max mostly measures the worker being descheduled, not the policy.
 
 OpenSpiel (``--openspiel``): OpenSpiel's own ``gin_rummy`` game and its C++ simple bot
 (``pyspiel.make_simple_gin_rummy_bot(params, player_id)``) against policy A through an adapter
@@ -493,19 +494,19 @@ def play_openspiel_hand(job: tuple[int, str, int]) -> OpenSpielHand:
     knocked = list(struct.knocked)
     if any(knocked):
         knocker = a_player if knocked[a_player] else 1 - a_player
-        who = "ours" if knocker == a_player else "bot"
+        who = name if knocker == a_player else "bot"
         k_ret = returns[knocker]
         if state.deadwood()[knocker] == 0:
             kind = "gin"
         elif k_ret > 0:
             kind = "knock"
         elif k_ret == 0:
-            kind = "tie (0)"
+            kind = "knock tied (0)"
         else:
-            kind = "undercut"
+            kind = "knock undercut"
         ending = f"{who} {kind}"
     else:
-        ending = "no knock"
+        ending = "no knock (wall or a cap)"
     return OpenSpielHand(
         seed=seed,
         a_player=a_player,

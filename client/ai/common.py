@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from protocol.cards import INDEX_VALUES, card_index, iter_indices, rank_of
-from protocol.melds import min_deadwood_after_discard_mask, min_deadwood_mask
+from protocol.melds import min_deadwood_mask
 
 View = Mapping[str, Any]
 ActionDict = dict[str, Any]
@@ -85,11 +85,6 @@ def top_discard(view: View) -> int | None:
     return card_index(pile[-1]) if pile else None
 
 
-def taken_index(view: View) -> int | None:
-    taken = view.get("taken_card")
-    return card_index(taken) if taken else None
-
-
 def discardable(opts: Options) -> list[int]:
     """Card indices that may be discarded now (with or without a knock), ascending."""
     return sorted(set(opts.discard) | set(opts.knock) | set(opts.gin))
@@ -115,11 +110,6 @@ def fallback(view: View, rng: random.Random) -> ActionDict:
     if not actions:
         raise ValueError("no legal action in this view: it is not this seat's turn")
     return dict(actions[0])
-
-
-def deadwood_after(mask: int, cards: Sequence[int]) -> dict[int, int]:
-    """Least deadwood left after discarding each of ``cards`` from ``mask``."""
-    return {card: min_deadwood_mask(mask ^ (1 << card)) for card in cards}
 
 
 def lowers_deadwood(mask: int, card: int) -> tuple[int, int]:
@@ -149,10 +139,6 @@ def in_best_melds(mask: int, card: int) -> bool:
     keeps it (its removal would raise the deadwood by more than its own value)."""
     with_card = mask | (1 << card)
     return min_deadwood_mask(with_card) < min_deadwood_mask(mask) + INDEX_VALUES[card]
-
-
-def best_discard_deadwood(mask: int) -> int:
-    return min_deadwood_after_discard_mask(mask)
 
 
 def tie_break(cards: Sequence[int], rng: random.Random) -> int:

@@ -45,4 +45,7 @@ def choose(view: View, rng: random.Random) -> ActionDict:
         left = {c: min_deadwood_mask(mask ^ (1 << c)) for c in choices}
         least = min(left.values())
         card = tie_break([c for c in choices if left[c] == least], rng)
+    if opts.knock and card not in opts.knock and card not in opts.gin:
+        # Another discard allows a knock (not seen in play; kept for "knocks when it can").
+        card = min(opts.knock, key=lambda c: (min_deadwood_mask(mask ^ (1 << c)), c))
     return finish(opts, card, knock=True)

@@ -30,8 +30,6 @@ PICKED_CLOSE = 3.0
 PICKED_FAR = 1.6
 THROWN_CLOSE = 0.55
 THROWN_FAR = 0.8
-#: A discard made long ago says less about the hand now: this much of the effect per turn
-#: since, down to half of it.
 _RANK_BITS = tuple(sum(1 << (suit * 13 + rank) for suit in range(4)) for rank in range(13))
 
 

@@ -10,7 +10,7 @@ as possible).
 
 from __future__ import annotations
 
-from protocol.cards import INDEX_VALUES, card_index, iter_indices, rank_of
+from protocol.cards import INDEX_VALUES, card_index, rank_of
 from protocol.melds import KNOCK_LIMIT, best_arrangement_mask, min_deadwood_mask
 
 GIN_BONUS = 25
@@ -100,18 +100,10 @@ def _discard(hand: int, taken: int) -> tuple[int, int]:
 
 
 def play_out(
-    me: int,
-    opponent: int,
-    stock: list[int],
-    top: int,
-    *,
-    opponent_first: bool = True,
-    gin_until: int = 99,
+    me: int, opponent: int, stock: list[int], top: int, *, opponent_first: bool = True
 ) -> int:
-    """Finish a hand with the quick policy for both; ``stock`` is consumed from its end.
-
-    With ``gin_until`` below 99 we only go out with gin while the stock holds more than
-    ``gin_until`` cards (the opponent always knocks as soon as it can).
+    """Finish a hand with the quick policy for both; ``stock`` is consumed from its end and
+    ``top`` is the card on the discard pile.
 
     Returns our points: positive when we score, negative when the opponent does, 0 for a dead
     hand.
@@ -131,7 +123,7 @@ def play_out(
             taken = -1
         card, left = _discard(hand, taken)
         hand ^= 1 << card
-        if left <= KNOCK_LIMIT and (player or left == 0 or len(stock) <= gin_until):
+        if left <= KNOCK_LIMIT:
             points = knock_points(hand, hands[1 - player])
             return points if player == 0 else -points
         if len(stock) <= DEAD_HAND_STOCK:
@@ -139,14 +131,3 @@ def play_out(
         hands[player] = hand
         top = card
         player ^= 1
-
-
-def outs(hand: int, unseen: int) -> int:
-    """How many unseen cards would lower the hand's deadwood if drawn (after a discard)."""
-    now = min_deadwood_mask(hand)
-    count = 0
-    for card in iter_indices(unseen):
-        with_card = hand | (1 << card)
-        if min_deadwood_mask(with_card) < now + INDEX_VALUES[card]:
-            count += 1
-    return count

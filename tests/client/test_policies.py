@@ -13,7 +13,6 @@ import pytest
 
 from client.ai import POLICIES
 from client.ai.common import Policy
-from protocol.cards import DECK
 from server.engine import Move, Phase
 from server.engine.views import game_view
 from tests.client.helpers import decisions, other_deal, position, random_player
@@ -184,11 +183,11 @@ def test_normal_refuses_to_discard_next_to_a_card_the_opponent_picked_up() -> No
 
 
 def _hard_knock_position(*, opponent_collects: bool) -> dict[str, Any]:
-    """Seat 0 can knock with 8 or 10 points early in the hand."""
+    """Seat 0 can knock with 8 points early in the hand."""
+    mine = "5D 6D 7D JH QH KH TC TD TH 9S 8H"
     if opponent_collects:
         # The opponent took five discards and threw only high cards: it is close to going
         # out, and a knock with 8 points would likely be undercut.
-        mine = "5D 6D 7D JH QH KH TC TD TH 9S 8H"
         theirs = "4H 4D 4S 7C 8C 9C 2S AS 3S 5H"
         history = [M(0, "pass"), M(1, "take_upcard", "4H"), M(1, "discard", "KS")]
         for mine_out, theirs_out in (("4D", "QS"), ("7C", "JS"), ("8C", "KD"), ("2S", "QD")):
@@ -201,19 +200,8 @@ def _hard_knock_position(*, opponent_collects: bool) -> dict[str, Any]:
         history.append(M(0, "draw_stock"))
         state = position(mine, theirs, pile="KS QS JS KD QD", history=history, stock_size=26)
         return game_view(state, 0)
-    # Nothing taken by the opponent, who throws whatever it draws: knock with 10 points.
-    mine = "5D 6D 7D JH QH KH TC TD TH KC JS"
-    theirs = "2C 5C 9C QC 3H 6H AS 4S 7S JD"
-    used = set(f"{mine} {theirs}".split())
-    rest = [card for card in DECK if card not in used]
-    random.Random(5).shuffle(rest)
-    pile = rest[:11]
-    history = [M(0, "pass"), M(1, "pass")]
-    for turn, card in enumerate(pile[1:]):
-        history += [M(turn % 2, "draw_stock"), M(turn % 2, "discard", card)]
-    history.append(M(0, "draw_stock"))
-    state = position(mine, theirs, pile=" ".join(pile), history=history, stock_size=20)
-    return game_view(state, 0)
+    # The first turn: the opponent has not drawn a card yet; knock with 8 points.
+    return _after_stock_draw(mine, "2C 5C 9C QC 3H 6H AS 4S 7S JD", pile="2D")
 
 
 def test_hard_declines_an_early_knock_when_undercut_risk_is_high() -> None:
