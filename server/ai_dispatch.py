@@ -2,6 +2,7 @@
 to this process. A request is acknowledged in the stream only once a worker has bound the
 seat; one that no worker bound is claimed again by some process after ``STALE_MS``.
 A worker that disconnects gives its seats back: they are requested again for another worker.
+(A worker that vanishes without a word is noticed by the seat leases of ``server.ai_seats``.)
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import asyncio
 import contextlib
 import logging
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import cast
 
@@ -37,8 +39,11 @@ class Worker:
 
 
 class AiDispatcher:
-    def __init__(self, store: Store) -> None:
+    def __init__(
+        self, store: Store, played_here: Callable[[], set[tuple[str, int]]] | None = None
+    ) -> None:
         self._store = store
+        self._played_here = played_here or set
         self.consumer = f"server-{uuid.uuid4().hex[:12]}"
         self._workers: dict[Connection, Worker] = {}
         self._levels: dict[tuple[str, int], str] = {}
@@ -80,18 +85,19 @@ class AiDispatcher:
             worker.seats.discard((room_id, seat))
             self._wakeup.set()
 
-    async def worker_gone(self, conn: Connection, playing: list[tuple[str, int, str]]) -> None:
-        """Request again the seats a departed worker was playing or had been offered."""
+    async def worker_gone(self, conn: Connection) -> list[tuple[str, int, str]]:
+        """Forget a departed worker; returns the seats (room, seat, level) it had been offered
+        and not taken yet, whose requests are acknowledged here: the caller asks again."""
         worker = self._workers.pop(conn, None)
         if worker is None:
-            return
+            return []
+        offered: list[tuple[str, int, str]] = []
         for (room_id, seat), entry in worker.offered.items():
             level = self._levels.pop((room_id, seat), None)
             await self._store.ack_ai_request(entry)
             if level is not None:
-                await self._store.request_ai_seat(room_id, seat, level)
-        for room_id, seat, level in playing:
-            await self._store.request_ai_seat(room_id, seat, level)
+                offered.append((room_id, seat, level))
+        return offered
 
     def _pick(self) -> Worker | None:
         free = [worker for worker in self._workers.values() if worker.free > 0]
@@ -118,8 +124,9 @@ class AiDispatcher:
                     requests = await self._store.claim_ai_requests(
                         self.consumer, count=self._free_total(), block_ms=CLAIM_BLOCK_MS
                     )
+                played_here = self._played_here() if requests else set()
                 for request in requests:
-                    self._offer(request)
+                    await self._offer(request, played_here)
             except asyncio.CancelledError:
                 raise
             except Exception:
@@ -129,11 +136,16 @@ class AiDispatcher:
     def _free_total(self) -> int:
         return max(1, sum(max(0, worker.free) for worker in self._workers.values()))
 
-    def _offer(self, request: AiSeatRequest) -> None:
+    async def _offer(self, request: AiSeatRequest, played_here: set[tuple[str, int]]) -> None:
+        key = (request.room_id, request.seat)
+        if key in played_here:
+            # Asked again while its worker, connected here, still plays it (its lease ran out
+            # while the worker re-attached): nothing to hand over.
+            await self._store.ack_ai_request(request.entry_id)
+            return
         worker = self._pick()
         if worker is None:
             return  # stays pending; reclaimed after STALE_MS
-        key = (request.room_id, request.seat)
         worker.offered[key] = request.entry_id
         self._levels[key] = request.level
         worker.conn.send(

@@ -21,6 +21,7 @@ from protocol import codec
 from protocol.messages import Reconnect
 from server import keys, logs, metrics
 from server.ai_dispatch import AiDispatcher
+from server.ai_seats import AiSeatKeeper
 from server.connection import Connection
 from server.hub import Hub
 from server.service import Service
@@ -108,14 +109,21 @@ SWEEP_EVERY = 60.0
 
 
 async def _turn_clock(service: Service, interval: float) -> None:
-    """The periodic work of a process: turn clocks, stand-ins, and the retention sweep."""
+    """The periodic work of a process: turn clocks, stand-ins, AI seat leases, and the
+    retention sweep."""
     loop = asyncio.get_running_loop()
     next_sweep = loop.time()
+    next_lease = loop.time()
+    lease_every = service.ai_seats.lease_seconds / 3
     while True:
-        await asyncio.sleep(interval)
+        await asyncio.sleep(min(interval, lease_every))
         try:
             await service.expire_turns()
             await service.start_stand_ins()
+            if loop.time() >= next_lease:
+                next_lease = loop.time() + lease_every
+                await service.ai_seats.renew()
+                await service.ai_seats.reclaim()
             if loop.time() >= next_sweep:
                 next_sweep = loop.time() + SWEEP_EVERY
                 await service.sweep_idle_rooms()
@@ -140,9 +148,10 @@ def create_app(settings: Settings | None = None) -> Starlette:
         await feed.start()
         hub = Hub(store, feed)
         hub.start()
-        dispatcher = AiDispatcher(store)
+        ai_seats = AiSeatKeeper(store, hub, settings.ai_lease_seconds)
+        dispatcher = AiDispatcher(store, ai_seats.played_here)
         dispatcher.start()
-        service = Service(store, hub, settings, dispatcher)
+        service = Service(store, hub, settings, dispatcher, ai_seats)
         app.state.settings = settings
         app.state.store = store
         app.state.service = service

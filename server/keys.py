@@ -22,6 +22,8 @@ key                        type         holds
 ``hands:recent``           sorted set   hand ids, scored by finish time (unix seconds)
 ``ai:requests``            stream       AI seat requests: ``room``, ``seat``, ``level``;
                                         consumer group ``ai-workers``
+``ai:leases``              sorted set   AI-played seats ``ROOM:SEAT``, scored by the end of
+                                        their lease (ms): renewed while a worker plays them
 ``feed:ID``                pub/sub      a feed's own channel (keeps its connection busy)
 =========================  ===========  ======================================================
 
@@ -40,6 +42,7 @@ __all__ = [
     "ID_MAX_LENGTH",
     "InvalidId",
     "RoomKeys",
+    "ai_leases",
     "ai_requests",
     "check_id",
     "feed_channel",
@@ -211,6 +214,11 @@ def hands_recent() -> str:
 def ai_requests() -> str:
     """``ai:requests``: the AI seat request stream (consumer group ``ai-workers``)."""
     return "ai:requests"
+
+
+def ai_leases() -> str:
+    """``ai:leases``: AI-played seats ``ROOM:SEAT``, scored by the end of their lease (ms)."""
+    return "ai:leases"
 
 
 # -- feeds ---------------------------------------------------------------------------------

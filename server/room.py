@@ -58,6 +58,18 @@ class Seat:
     def open(self) -> bool:
         return self.player is None and self.ai is None
 
+    @property
+    def ai_level(self) -> str | None:
+        """The level of the AI that plays this seat: an AI seat's, or a stand-in's."""
+        return self.ai if self.ai is not None else self.stand_in
+
+    @property
+    def ai_player(self) -> str | None:
+        """The worker bound to play this seat for an AI, if any."""
+        if self.ai is not None:
+            return self.player
+        return self.agent if self.stand_in is not None else None
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "player": self.player,

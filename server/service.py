@@ -21,6 +21,7 @@ from protocol.messages import ErrorCode
 from protocol.scoring import MatchRules
 from server import identity, metrics
 from server.ai_dispatch import AiDispatcher
+from server.ai_seats import AiSeatKeeper
 from server.connection import Connection
 from server.engine import Action, IllegalAction, Phase
 from server.hub import Hub, decode_room, encode_change, encode_room
@@ -86,12 +87,18 @@ Handler = Callable[[Connection, Any], Awaitable[dict[str, Any] | None]]
 
 class Service:
     def __init__(
-        self, store: Store, hub: Hub, settings: Settings, dispatcher: AiDispatcher
+        self,
+        store: Store,
+        hub: Hub,
+        settings: Settings,
+        dispatcher: AiDispatcher,
+        ai_seats: AiSeatKeeper,
     ) -> None:
         self.store = store
         self.hub = hub
         self.settings = settings
         self.dispatcher = dispatcher
+        self.ai_seats = ai_seats
         self._handlers: dict[type[Any], Handler] = {
             m.Hello: self.hello,
             m.SetName: self.set_name,
@@ -214,7 +221,7 @@ class Service:
         if invite is not None:
             await self.store.put_invite(invite, room_id, INVITE_TTL_SECONDS)
         if message.mode == "ai" and message.level is not None:
-            await self.store.request_ai_seat(room_id, 1, message.level)
+            await self.ai_seats.request(room_id, 1, message.level)
         await self._follow_from_start(conn, room_id, 0)
         result: dict[str, Any] = {"room": room_id, "seat": 0}
         if invite is not None:
@@ -254,6 +261,7 @@ class Service:
         seat = seat_box[-1]
         if conn.is_worker:
             await self.dispatcher.seat_bound(conn, room_id, seat)
+            await self.ai_seats.renew({(room_id, seat)})
         await self._follow_from_start(conn, room_id, seat)
         return {"room": room_id, "seat": seat}
 
@@ -322,6 +330,8 @@ class Service:
             )
         await self.hub.unfollow(conn, message.room)
         subscription = await self.hub.follow(conn, message.room, seat, message.last_seq)
+        if conn.is_worker and seat is not None and room.seats[seat].ai_player == conn.player_id:
+            await self.ai_seats.renew({(message.room, seat)})
         oldest = await self.store.changes_since(message.room, message.last_seq)
         mode = "events" if oldest is not None else "snapshot"
 
@@ -438,7 +448,7 @@ class Service:
             await self._create(room, events)
             for index, seat in enumerate(room.seats):
                 if seat.ai is not None:
-                    await self.store.request_ai_seat(room.id, index, seat.ai)
+                    await self.ai_seats.request(room.id, index, seat.ai)
         return {"room": old.next_room}
 
     async def ai_subscribe(self, conn: Connection, message: m.AiSubscribe) -> dict[str, Any]:
@@ -455,21 +465,18 @@ class Service:
         if not conn.is_worker:
             await self._mark_away(conn)
             return
-        playing: list[tuple[str, int, str]] = []
+        asked = await self.dispatcher.worker_gone(conn)
         for room_id, subscription in list(conn.rooms.items()):
             seat = subscription.seat
             loaded = await self.store.load_room(room_id)
             if seat is None or loaded is None:
                 continue
             held = decode_room(loaded[1])
-            if held.status != "playing":
-                continue
-            current = held.seats[seat]
-            if current.ai is not None and current.player == conn.player_id:
-                playing.append((room_id, seat, current.ai))
-            elif current.stand_in is not None and current.agent == conn.player_id:
-                playing.append((room_id, seat, current.stand_in))
-        await self.dispatcher.worker_gone(conn, playing)
+            level = held.seats[seat].ai_level
+            if held.status == "playing" and level and held.seats[seat].ai_player == conn.player_id:
+                asked.append((room_id, seat, level))
+        for room_id, seat, level in asked:
+            await self.ai_seats.request(room_id, seat, level)
 
     async def _mark_away(self, conn: Connection) -> None:
         player_id = conn.player_id
@@ -659,7 +666,7 @@ class Service:
                     continue
                 loaded = await self.store.load_room(room_id)
                 if loaded is not None and decode_room(loaded[1]).seats[index].stand_in:
-                    await self.store.request_ai_seat(room_id, index, room.stand_in_level)
+                    await self.ai_seats.request(room_id, index, room.stand_in_level)
                     started += 1
         return started
 

@@ -55,6 +55,8 @@ class Settings:
     log_format: str = "json"
     #: Shared secret of the AI workers: a connection that presents it may take AI seats.
     ai_worker_key: str | None = None
+    #: An AI-played seat whose worker is gone without a word is asked for again after this.
+    ai_lease_seconds: float = 10.0
     turn_clock_interval: float = 1.0
 
     @classmethod
@@ -80,4 +82,5 @@ class Settings:
             log_level=env.get("GIN_LOG_LEVEL", cls.log_level).upper(),
             log_format=log_format,
             ai_worker_key=env.get("GIN_AI_WORKER_KEY") or None,
+            ai_lease_seconds=_float(env, "GIN_AI_LEASE_SECONDS", cls.ai_lease_seconds, 0.5),
         )

@@ -19,6 +19,7 @@ SCRIPT_NAMES = (
     "hash_create",
     "hash_update",
     "hash_incr",
+    "claim_ai_leases",
 )
 
 
@@ -74,6 +75,7 @@ class Scripts:
         self.hash_create = self._register(redis, "hash_create")
         self.hash_update = self._register(redis, "hash_update")
         self.hash_incr = self._register(redis, "hash_incr")
+        self.claim_ai_leases = self._register(redis, "claim_ai_leases")
 
     @staticmethod
     def _register(redis: Redis, name: str) -> AsyncScript:

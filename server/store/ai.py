@@ -5,12 +5,19 @@ A server appends a request when a seat needs an AI player; each worker reads new
 request. A request that a worker claimed but never acknowledged (the worker died) stays
 pending; any worker takes it over with ``reclaim_stale_ai_requests`` (XAUTOCLAIM) once it has
 been idle long enough.
+
+Requests alone cannot notice a seat whose player vanished without a word (its server was
+killed with the worker's connection, or the worker died while re-attaching): every AI-played
+seat also has a lease in ``ai:leases``. Asking for a seat holds its lease for a while; the
+server holding the playing worker's connection renews it; a lease that runs out is claimed by
+one server (``claim_expired_ai_leases``), which asks for the seat again.
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,6 +52,19 @@ def _check_count(value: int, what: str) -> int:
     return value
 
 
+def _lease_member(room_id: str, seat: int) -> str:
+    keys.check_id(room_id, "room id")
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < 16:
+        raise ValueError(f"seat must be an int in [0, 16), got {seat!r}")
+    return f"{room_id}:{seat}"
+
+
+def _check_ms(value: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"a time in ms must be an int >= 0, got {value!r}")
+    return value
+
+
 def _parse(entry_id: object, fields: dict[bytes, bytes]) -> AiSeatRequest:
     return AiSeatRequest(
         entry_id=as_text(entry_id),
@@ -68,19 +88,58 @@ class AiOps(StoreBase):
             if not str(exc).startswith("BUSYGROUP"):
                 raise
 
-    async def request_ai_seat(self, room_id: str, seat: int, level: str) -> str:
-        """Ask the AI workers for a player of ``level`` in ``seat``; returns the entry id."""
-        keys.check_id(room_id, "room id")
+    async def request_ai_seat(
+        self, room_id: str, seat: int, level: str, hold_until_ms: int | None = None
+    ) -> str:
+        """Ask the AI workers for a player of ``level`` in ``seat``; returns the entry id.
+        The seat's lease is held until ``hold_until_ms`` (unix ms), the time a worker has to
+        take the seat before it is asked for again (None: the lease is left as it is)."""
+        member = _lease_member(room_id, seat)
         keys.check_id(level, "AI level")
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < 16:
-            raise ValueError(f"seat must be an int in [0, 16), got {seat!r}")
-        entry_id = await self._redis.xadd(
-            keys.ai_requests(),
-            {"room": room_id, "seat": seat, "level": level},
-            maxlen=self._config.ai_requests_maxlen,
-            approximate=True,
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.xadd(
+                keys.ai_requests(),
+                {"room": room_id, "seat": seat, "level": level},
+                maxlen=self._config.ai_requests_maxlen,
+                approximate=True,
+            )
+            if hold_until_ms is not None:
+                pipe.zadd(keys.ai_leases(), {member: _check_ms(hold_until_ms)})
+            replies = await pipe.execute()
+        return as_text(replies[0])
+
+    async def renew_ai_leases(self, seats: Iterable[tuple[str, int]], until_ms: int) -> int:
+        """Extend the leases of ``seats`` (room id, seat) to ``until_ms``; returns how many."""
+        mapping = {_lease_member(room_id, seat): _check_ms(until_ms) for room_id, seat in seats}
+        if mapping:
+            await self._redis.zadd(keys.ai_leases(), mapping)
+        return len(mapping)
+
+    async def drop_ai_lease(self, room_id: str, seat: int) -> None:
+        """The seat needs no AI player any more (its match ended, its person came back)."""
+        await self._redis.zrem(keys.ai_leases(), _lease_member(room_id, seat))
+
+    async def ai_lease_end(self, room_id: str, seat: int) -> int | None:
+        """When the seat's lease runs out (unix ms), or None if it has none."""
+        score = await self._redis.zscore(keys.ai_leases(), _lease_member(room_id, seat))
+        return None if score is None else int(score)
+
+    async def claim_expired_ai_leases(
+        self, now_ms: int, hold_until_ms: int, count: int = 100
+    ) -> list[tuple[str, int]]:
+        """The seats whose lease ran out by ``now_ms`` (at most ``count``), each held again
+        until ``hold_until_ms`` in the same atomic step: of several servers calling at once,
+        one gets each seat."""
+        _check_count(count, "count")
+        claimed = await self._scripts.claim_ai_leases(
+            keys=[keys.ai_leases()],
+            args=[_check_ms(now_ms), _check_ms(hold_until_ms), count],
         )
-        return as_text(entry_id)
+        seats: list[tuple[str, int]] = []
+        for member in claimed:
+            room_id, _, seat = as_text(member).rpartition(":")
+            seats.append((room_id, int(seat)))
+        return seats
 
     async def claim_ai_requests(
         self, consumer: str, count: int = 1, block_ms: int | None = None

@@ -85,3 +85,47 @@ async def test_a_long_wait_outlasts_the_socket_timeout(store_factory: StoreFacto
     assert await worker.claim_ai_requests("w1", block_ms=700) == [
         AiSeatRequest(entry_id, "r1", 0, "easy")
     ]
+
+
+async def test_a_request_holds_the_seat_lease_until_it_runs_out(store: Store) -> None:
+    await store.request_ai_seat("lease1", 1, "hard", hold_until_ms=5_000)
+    assert await store.ai_lease_end("lease1", 1) == 5_000
+    assert await store.claim_expired_ai_leases(now_ms=4_999, hold_until_ms=9_000) == []
+    assert await store.claim_expired_ai_leases(now_ms=5_000, hold_until_ms=9_000) == [("lease1", 1)]
+    # claimed: held again, so a second server's claim at the same moment gets nothing
+    assert await store.ai_lease_end("lease1", 1) == 9_000
+    assert await store.claim_expired_ai_leases(now_ms=5_000, hold_until_ms=9_000) == []
+
+
+async def test_renewed_leases_are_not_claimed_and_dropped_ones_are_gone(store: Store) -> None:
+    await store.renew_ai_leases([("lease2", 0), ("lease3", 1)], until_ms=1_000)
+    assert await store.renew_ai_leases([("lease2", 0)], until_ms=3_000) == 1
+    claimed = await store.claim_expired_ai_leases(now_ms=2_000, hold_until_ms=4_000)
+    assert ("lease3", 1) in claimed and ("lease2", 0) not in claimed
+    await store.drop_ai_lease("lease2", 0)
+    assert await store.ai_lease_end("lease2", 0) is None
+    assert await store.renew_ai_leases([], until_ms=1) == 0
+
+
+async def test_concurrent_claims_take_each_expired_lease_once(
+    store: Store, store_factory: StoreFactory
+) -> None:
+    seats = [(f"lease-c{i}", i % 2) for i in range(40)]
+    await store.renew_ai_leases(seats, until_ms=10)
+    servers = [await store_factory() for _ in range(4)]
+    claims = await asyncio.gather(
+        *(
+            server.claim_expired_ai_leases(now_ms=100, hold_until_ms=10**12, count=7)
+            for server in servers * 3
+        )
+    )
+    taken = [seat for claim in claims for seat in claim if seat[0].startswith("lease-c")]
+    assert len(taken) == len(set(taken)) == len(seats)
+
+
+@pytest.mark.parametrize(
+    ("room", "seat", "until"), [("bad:id", 0, 1), ("r1", 16, 1), ("r1", True, 1), ("r1", 0, -1)]
+)
+async def test_lease_arguments_are_checked(store: Store, room: str, seat: int, until: int) -> None:
+    with pytest.raises(ValueError):
+        await store.renew_ai_leases([(room, seat)], until_ms=until)
