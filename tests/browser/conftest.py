@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tests.browser.bot import Bot, BotThread
 from tests.browser.helpers import CHROMIUM, CHROMIUM_ARGS, ConsoleWatch
 from tests.support.server_process import WORKER_KEY, ServerProcess
 
@@ -101,20 +100,9 @@ def new_page(browser: Browser, console: ConsoleWatch) -> Iterator[NewPage]:
         context.close()
 
 
-AI_WORKER = ROOT / "client" / "ai" / "worker.py"
-
-
 @pytest.fixture
 def ai_seats(gin_server: ServerProcess, tmp_path: Path) -> Iterator[None]:
-    """Whoever plays the AI seats: the real AI worker (``python -m client.ai``) when it
-    exists, else a scripted worker that plays random legal moves."""
-    if not AI_WORKER.exists():
-        thread = BotThread(
-            Bot(gin_server.ws_url, worker_key=WORKER_KEY, name="AI", delay=0.15)
-        ).start()
-        yield None
-        thread.stop()
-        return
+    """The real AI worker (``python -m client.ai``) plays the AI seats."""
     env = {key: value for key, value in os.environ.items() if not key.startswith("GIN_")}
     env.update(
         {
