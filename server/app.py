@@ -105,6 +105,7 @@ async def hands(request: Request) -> Response:
     return JSONResponse({"hands": await service.recent_hands(limit)})
 
 
+#: The retention sweep runs this often, or four times per ``GIN_ROOM_IDLE`` when shorter.
 SWEEP_EVERY = 60.0
 
 
@@ -115,6 +116,7 @@ async def _turn_clock(service: Service, interval: float) -> None:
     next_sweep = loop.time()
     next_lease = loop.time()
     lease_every = service.ai_seats.lease_seconds / 3
+    room_idle = service.settings.room_idle_seconds
     while True:
         await asyncio.sleep(min(interval, lease_every))
         try:
@@ -125,7 +127,7 @@ async def _turn_clock(service: Service, interval: float) -> None:
                 await service.ai_seats.renew()
                 await service.ai_seats.reclaim()
             if loop.time() >= next_sweep:
-                next_sweep = loop.time() + SWEEP_EVERY
+                next_sweep = loop.time() + min(SWEEP_EVERY, room_idle / 4)
                 await service.sweep_idle_rooms()
         except Exception:
             log.exception("periodic work failed")

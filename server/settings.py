@@ -76,8 +76,8 @@ class Settings:
                 env, "GIN_DISCONNECT_GRACE", cls.disconnect_grace_seconds
             ),
             default_turn_seconds=_int(env, "GIN_TURN_SECONDS", cls.default_turn_seconds),
-            hand_retention_seconds=_int(env, "GIN_HAND_RETENTION", cls.hand_retention_seconds, 60),
-            room_idle_seconds=_int(env, "GIN_ROOM_IDLE", cls.room_idle_seconds, 60),
+            hand_retention_seconds=_int(env, "GIN_HAND_RETENTION", cls.hand_retention_seconds, 1),
+            room_idle_seconds=_int(env, "GIN_ROOM_IDLE", cls.room_idle_seconds, 1),
             event_history=_int(env, "GIN_EVENT_HISTORY", cls.event_history, 10),
             log_level=env.get("GIN_LOG_LEVEL", cls.log_level).upper(),
             log_format=log_format,

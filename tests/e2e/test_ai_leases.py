@@ -40,9 +40,9 @@ async def _offers(worker: Session, rooms: set[str], timeout: float) -> set[str]:
     return offered
 
 
-async def _worker(url: str, **options: object) -> Session:
+async def _worker(url: str, token: str | None = None) -> Session:
     return await Session.connect(
-        url, worker_key=WORKER_KEY, client="ai-worker/test", reconnect=False, **options
+        url, token=token, worker_key=WORKER_KEY, client="ai-worker/test", reconnect=False
     )
 
 
