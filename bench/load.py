@@ -1026,13 +1026,15 @@ async def run_idle(report: Report, server: Child, port: int) -> None:
 
 
 def start_py_spy(pid: int, path: Path, seconds: float) -> subprocess.Popen[bytes] | None:
+    # Blocking sampling (py-spy pauses the server for each sample, 100 times a second): the
+    # non-blocking mode reads the stacks while they change and cut many of them short.
     binary = Path(PYTHON).parent / "py-spy"
     found = str(binary) if binary.exists() else shutil.which("py-spy")
     if found is None:
         print("  ! py-spy is not installed (pip install py-spy into the venv); no profile")
         return None
     args = [found, "record", "--pid", str(pid), "--duration", str(max(1, int(seconds))),
-            "--rate", "200", "--format", "raw", "--nonblocking", "--output", str(path)]  # fmt: skip
+            "--rate", "100", "--format", "raw", "--output", str(path)]  # fmt: skip
     return subprocess.Popen(
         args,
         stdout=subprocess.DEVNULL,
@@ -1070,8 +1072,7 @@ def summarize_py_spy(path: Path, top: int = 20) -> list[str]:
         return [f"  {count / total:6.1%}  {name}" for name, count in counter.most_common(n)]
 
     return [
-        f"py-spy, {total:,} samples of the server while busy (stacks may be cut short, so the"
-        " inclusive shares are lower bounds)",
+        f"py-spy, {total:,} samples of the server while busy",
         "self time by file:",
         *listing(by_file, 12),
         "self time by function:",

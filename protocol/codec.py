@@ -243,10 +243,23 @@ def _too_large(size: int, limit: int) -> ProtocolError:
 
 
 def _peek_request_id(pairs: _Pairs) -> int | str | None:
+    """The request id in a frame about to be refused, when its top-level map holds a valid one.
+    A string id that was not valid UTF-8 (decoded with ``surrogateescape``) is none: the error
+    could not carry it back."""
     for key, value in pairs:
         if key == "id" and isinstance(key, str):
+            if isinstance(value, str) and not _is_utf8(value):
+                return None
             return as_request_id(value)
     return None
+
+
+def _is_utf8(value: str) -> bool:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 # -- plain data -------------------------------------------------------------------------------

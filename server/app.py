@@ -105,16 +105,19 @@ async def hands(request: Request) -> Response:
     return JSONResponse({"hands": await service.recent_hands(limit)})
 
 
+#: Records owed by changes whose process died before writing them are looked for this often.
+OWED_SWEEP_EVERY = 2.0
 #: The retention sweep runs this often, or four times per ``GIN_ROOM_IDLE`` when shorter.
 SWEEP_EVERY = 60.0
 
 
 async def _turn_clock(service: Service, interval: float) -> None:
-    """The periodic work of a process: turn clocks, stand-ins, AI seat leases, and the
-    retention sweep."""
+    """The periodic work of a process: turn clocks, stand-ins, AI seat leases, owed records,
+    and the retention sweep."""
     loop = asyncio.get_running_loop()
     next_sweep = loop.time()
     next_lease = loop.time()
+    next_owed = loop.time()
     lease_every = service.ai_seats.lease_seconds / 3
     room_idle = service.settings.room_idle_seconds
     while True:
@@ -122,6 +125,9 @@ async def _turn_clock(service: Service, interval: float) -> None:
         try:
             await service.expire_turns()
             await service.start_stand_ins()
+            if loop.time() >= next_owed:
+                next_owed = loop.time() + OWED_SWEEP_EVERY
+                await service.write_owed_records()
             if loop.time() >= next_lease:
                 next_lease = loop.time() + lease_every
                 await service.ai_seats.renew()
@@ -144,6 +150,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
             StoreConfig(
                 events_maxlen=settings.event_history,
                 hand_ttl_seconds=settings.hand_retention_seconds,
+                player_ttl_seconds=settings.player_retention_seconds,
             ),
         )
         feed = store.feed()

@@ -18,6 +18,8 @@ from server.ratelimit import TokenBucket
 log = logging.getLogger(__name__)
 
 SendBytes = Callable[[bytes], Awaitable[None]]
+#: Sends several frames at once (one socket write where the transport allows).
+SendFrames = Callable[[list[bytes]], Awaitable[None]]
 Close = Callable[[int], Awaitable[None]]
 
 #: Frames that may wait for a slow client before it is cut off.
@@ -37,9 +39,15 @@ class Subscription:
 
 class Connection:
     def __init__(
-        self, send_bytes: SendBytes, close: Close, bucket: TokenBucket, peer: str = ""
+        self,
+        send_bytes: SendBytes,
+        close: Close,
+        bucket: TokenBucket,
+        peer: str = "",
+        send_frames: SendFrames | None = None,
     ) -> None:
         self._send_bytes = send_bytes
+        self._send_frames = send_frames
         self._close = close
         self.bucket = bucket
         self.peer = peer
@@ -51,16 +59,23 @@ class Connection:
         self.closed = asyncio.Event()
         self._queue: asyncio.Queue[bytes | None] = asyncio.Queue(MAX_QUEUED_FRAMES)
         self._writer: asyncio.Task[None] | None = None
+        #: The websocket close code once the writer stops (``bye`` may set another).
+        self.close_code = 1000
 
     def start(self) -> None:
         self._writer = asyncio.create_task(self._write(), name=f"writer {self.peer}")
 
     def send(self, message: Message) -> None:
         """Queue a message; a client that lets the queue fill up is disconnected."""
+        if not self.closed.is_set():
+            self.send_frame(codec.encode(message, validate=False))
+
+    def send_frame(self, frame: bytes) -> None:
+        """Queue an encoded frame (``server.frames``), as ``send`` does a message."""
         if self.closed.is_set():
             return
         try:
-            self._queue.put_nowait(codec.encode(message, validate=False))
+            self._queue.put_nowait(frame)
         except asyncio.QueueFull:
             log.warning("slow client cut off", extra={"peer": self.peer})
             self.closed.set()
@@ -77,7 +92,10 @@ class Connection:
         metrics.ERRORS.labels(code=code.value).inc()
         self.send(Error(id=request_id, code=code.value, message=message, detail=detail))
 
-    def bye(self, code: str, message: str) -> None:
+    def bye(self, code: str, message: str, close_code: int = 1000) -> None:
+        """Say ``bye`` and close once the queued frames are out, with ``close_code`` (1008
+        for a policy violation, ``docs/protocol.md``)."""
+        self.close_code = close_code
         self.send(Bye(code=code, message=message))
         with contextlib.suppress(asyncio.QueueFull):
             self._queue.put_nowait(None)
@@ -88,14 +106,29 @@ class Connection:
                 frame = await self._queue.get()
                 if frame is None:
                     break
-                await self._send_bytes(frame)
-                metrics.FRAMES_OUT.inc()
+                if self._send_frames is None:
+                    await self._send_bytes(frame)
+                    metrics.FRAMES_OUT.inc()
+                    continue
+                # The frames queued meanwhile (an ack and its update) go out together.
+                frames = [frame]
+                stop = False
+                while not stop and not self._queue.empty():
+                    more = self._queue.get_nowait()
+                    if more is None:
+                        stop = True
+                    else:
+                        frames.append(more)
+                await self._send_frames(frames)
+                metrics.FRAMES_OUT.inc(len(frames))
+                if stop:
+                    break
         except Exception:  # the socket went away: the reader notices and cleans up
             log.debug("writer stopped", exc_info=True)
         finally:
             self.closed.set()
             with contextlib.suppress(Exception):
-                await self._close(1000)
+                await self._close(self.close_code)
 
     async def drain_and_stop(self) -> None:
         """Let queued frames go out (bounded), then stop the writer."""

@@ -15,17 +15,34 @@ from collections import defaultdict
 from typing import Any
 
 from protocol import codec
-from protocol.messages import Snapshot, Update
 from server.connection import Connection, Subscription
-from server.engine.views import event_for
-from server.room import Room, room_view
+from server.engine.events import Event
+from server.frames import RoomFrames, map_body, map_header, pack_history, update_frame
+from server.room import Room, stored_parts
 from server.store import FeedReconnected, RoomFeed, RoomUpdate, Store
 
 log = logging.getLogger(__name__)
 
 
 def encode_room(room: Room) -> bytes:
-    return codec.pack(room.to_dict(), validate=False)
+    """The stored blob: ``room.to_dict(hand_log=False)`` (the change stream holds the hand
+    log), the history encoded once per move (``pack_history``); keys in another order."""
+    data, game = stored_parts(room)
+    if game is None:
+        return codec.pack(data, validate=False)
+    history = pack_history(room.id, room.game.history if room.game is not None else ())
+    game_map = _map(game, 1, _HISTORY + history)
+    return _map(data, 1, _GAME + game_map)
+
+
+def _map(data: dict[str, Any], extra: int, entries: bytes) -> bytes:
+    """``data`` packed as a map, with ``extra`` more entries, already packed, at its end."""
+    packed = codec.pack(data, validate=False)
+    return map_header(len(data) + extra) + map_body(packed) + entries
+
+
+_GAME = codec.pack("game")
+_HISTORY = codec.pack("history")
 
 
 def decode_room(blob: bytes) -> Room:
@@ -54,6 +71,8 @@ class Hub:
         self._store = store
         self._feed = feed
         self._followers: dict[str, set[Connection]] = defaultdict(set)
+        #: Rooms whose first follower waits for Redis to confirm the subscription.
+        self._confirmed: dict[str, asyncio.Future[None]] = {}
         self._rooms: dict[str, tuple[int, Room]] = {}
         self._task: asyncio.Task[None] | None = None
 
@@ -79,9 +98,26 @@ class Hub:
             return previous
         subscription = Subscription(room_id, seat, last_seq)
         conn.rooms[room_id] = subscription
-        if not self._followers[room_id]:
-            await self._feed.add(room_id)
-        self._followers[room_id].add(conn)
+        # Join the followers before any await: an unfollow meanwhile must see this one and
+        # keep the room's subscription. Later followers wait until Redis confirmed it.
+        followers = self._followers[room_id]
+        followers.add(conn)
+        if len(followers) == 1:
+            confirmed = asyncio.get_running_loop().create_future()
+            self._confirmed[room_id] = confirmed
+            try:
+                await self._feed.add(room_id)
+            except BaseException:
+                followers.discard(conn)
+                if not followers:
+                    self._followers.pop(room_id, None)
+                raise
+            finally:
+                confirmed.set_result(None)
+                if self._confirmed.get(room_id) is confirmed:
+                    del self._confirmed[room_id]
+        elif (confirming := self._confirmed.get(room_id)) is not None:
+            await asyncio.shield(confirming)
         return subscription
 
     async def unfollow(self, conn: Connection, room_id: str) -> None:
@@ -140,11 +176,16 @@ class Hub:
         changes = await self._store.changes_since(subscription.room_id, subscription.last_seq)
         if changes is None or (changes and changes[0][0] != subscription.last_seq + 1):
             return "snapshot", await self._snapshot(conn, subscription, (version, room))
+        seat = subscription.seat
         for seq, change in changes:
             if seq > version:
                 break
-            view = room_view(room, subscription.seat) if seq == version else None
-            self._send_update(conn, subscription, seq, decode_change(change), view)
+            events = decode_change(change)
+            if seq == version:
+                conn.send_frame(RoomFrames(room, seq, events).update(seat))
+            else:
+                conn.send_frame(update_frame(room.id, seq, events, seat, None))
+            subscription.last_seq = seq
         return "events", subscription.last_seq
 
     async def _snapshot(
@@ -157,28 +198,9 @@ class Hub:
         if loaded is None:
             return subscription.last_seq
         version, room = loaded
-        conn.send(Snapshot(room=room.id, seq=version, view=room_view(room, subscription.seat)))
+        conn.send_frame(RoomFrames(room, version).snapshot(subscription.seat))
         subscription.last_seq = version
         return version
-
-    def _send_update(
-        self,
-        conn: Connection,
-        subscription: Subscription,
-        seq: int,
-        events: list[dict[str, Any]],
-        view: dict[str, Any] | None,
-    ) -> None:
-        seat = subscription.seat
-        conn.send(
-            Update(
-                room=subscription.room_id,
-                seq=seq,
-                events=tuple(event_for(event, seat) for event in events),
-                view=view,
-            )
-        )
-        subscription.last_seq = seq
 
     async def _load(self, room_id: str) -> tuple[int, Room] | None:
         loaded = await self._store.load_room(room_id)
@@ -204,27 +226,56 @@ class Hub:
             except Exception:
                 log.exception("delivery failed")
 
+    def deliver(self, room_id: str, seq: int, room: Room, events: list[Event]) -> None:
+        """Send a change this process has just committed to its own followers now, without
+        waiting for the feed to bring it back. Only followers that are exactly one number
+        behind and not busy catching up get it here; the feed's copy reaches the others (and
+        is skipped by those served here), so each still gets every number once, in order."""
+        self.remember(room_id, seq, room)
+        followers = self._followers.get(room_id)
+        if not followers:
+            return
+        frames = RoomFrames(room, seq, events)
+        for conn in list(followers):
+            subscription = conn.rooms.get(room_id)
+            if (
+                subscription is None
+                or subscription.last_seq != seq - 1
+                or subscription.lock.locked()
+            ):
+                continue
+            conn.send_frame(frames.update(subscription.seat))
+            subscription.last_seq = seq
+
     async def _deliver(self, update: RoomUpdate) -> None:
         followers = self._followers.get(update.room_id)
         if not followers:
             return
-        room = self.cached(update.room_id, update.seq) or decode_room(update.state)
+        seq = update.seq
+        if all(self._served(conn, update.room_id, seq) for conn in followers):
+            return  # this process made the change and delivered it already (``deliver``)
+        room = self.cached(update.room_id, seq) or decode_room(update.state)
         cached = self._rooms.get(update.room_id)
-        if cached is None or cached[0] < update.seq:
-            self._rooms[update.room_id] = (update.seq, room)
-        events = decode_change(update.change)
+        if cached is None or cached[0] < seq:
+            self._rooms[update.room_id] = (seq, room)
+        frames = RoomFrames(room, seq, decode_change(update.change))
         for conn in list(followers):
             subscription = conn.rooms.get(update.room_id)
             if subscription is None:
                 continue
             async with subscription.lock:
-                if update.seq <= subscription.last_seq:
+                if seq <= subscription.last_seq:
                     continue
-                if update.seq == subscription.last_seq + 1:
-                    view = room_view(room, subscription.seat)
-                    self._send_update(conn, subscription, update.seq, events, view)
+                if seq == subscription.last_seq + 1:
+                    conn.send_frame(frames.update(subscription.seat))
+                    subscription.last_seq = seq
                 else:
                     await self._catch_up(conn, subscription)
+
+    @staticmethod
+    def _served(conn: Connection, room_id: str, seq: int) -> bool:
+        subscription = conn.rooms.get(room_id)
+        return subscription is None or subscription.last_seq >= seq
 
     async def _resync(self, room_id: str) -> None:
         for conn in list(self._followers.get(room_id, ())):

@@ -20,6 +20,9 @@ key                        type         holds
 ``rooms:active``           sorted set   room ids, scored by creation time (ms)
 ``hand:ID``                hash         ``room``, ``finished``, ``blob``; with a TTL
 ``hands:recent``           sorted set   hand ids, scored by finish time (unix seconds)
+``records:pending``        sorted set   ``ROOM:HAND`` / ``ROOM:match``: bookkeeping (replay record,
+                                        statistics) a change is about to owe, scored by
+                                        when (ms); removed once done
 ``ai:requests``            stream       AI seat requests: ``room``, ``seat``, ``level``;
                                         consumer group ``ai-workers``
 ``ai:leases``              sorted set   AI-played seats ``ROOM:SEAT``, scored by the end of
@@ -52,6 +55,7 @@ __all__ = [
     "player",
     "quickmatch_queue",
     "quickmatch_rooms",
+    "records_pending",
     "room",
     "room_channel",
     "room_events",
@@ -206,6 +210,11 @@ def hand(hand_id: str) -> str:
 def hands_recent() -> str:
     """``hands:recent``: finished hand ids, scored by finish time."""
     return "hands:recent"
+
+
+def records_pending() -> str:
+    """``records:pending``: ``ROOM:HAND`` or ``ROOM:match`` whose bookkeeping may be owed."""
+    return "records:pending"
 
 
 # -- AI seats ------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ stores both atomically and only then tells anyone. Times are passed in (seconds 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -15,12 +15,16 @@ from protocol.melds import min_deadwood_mask
 from protocol.scoring import MatchRules
 from server.engine import Action, GameState, Phase, apply, deal_event, legal_actions, new_match
 from server.engine.events import Event
-from server.engine.views import game_view
+from server.engine.state import STATE_FORMAT
+from server.engine.views import ROOM_EVENT_TYPES, game_view, rules_dict
 
 RoomMode = Literal["ai", "private", "quick"]
 ROOM_MODES = ("ai", "private", "quick")
 AI_LEVELS = ("easy", "normal", "hard")
 ROOM_FORMAT = 1
+#: The stored form (``to_dict(hand_log=False)``): format 1 without the hand log, which the
+#: room's change stream holds already (a move then rewrites a small blob, not the whole hand).
+ROOM_BLOB_FORMAT = 2
 
 
 class RoomError(ValueError):
@@ -140,19 +144,22 @@ class Room:
 
     # --- plain data ---------------------------------------------------------------------------
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "format": ROOM_FORMAT,
+    def to_dict(self, *, hand_log: bool = True, game: bool = True) -> dict[str, Any]:
+        """Plain data. ``hand_log=False`` leaves the hand log out (format 2, the stored form:
+        ``from_dict`` gives such a room an empty ``hand_log``); ``game=False`` leaves the game
+        out (see ``stored_parts``)."""
+        data = {
+            "format": ROOM_FORMAT if hand_log else ROOM_BLOB_FORMAT,
             "id": self.id,
             "mode": self.mode,
             "seats": [seat.to_dict() for seat in self.seats],
             "status": self.status,
-            "rules": self.rules.to_dict(),
+            "rules": rules_dict(self.rules).copy(),
             "turn_seconds": self.turn_seconds,
             "seed": self.seed,
             "created_at": self.created_at,
             "invite": self.invite,
-            "game": self.game.to_dict() if self.game is not None else None,
+            "game": _game_dict(self.game) if self.game is not None and game else None,
             "turn_deadline": self.turn_deadline,
             "hand_log": list(self.hand_log),
             "hand_ids": list(self.hand_ids),
@@ -161,11 +168,20 @@ class Room:
             "next_room": self.next_room,
             "stand_in_level": self.stand_in_level,
         }
+        if not hand_log:
+            del data["hand_log"]
+        if not game:
+            del data["game"]
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Room:
-        if data.get("format") != ROOM_FORMAT:
-            raise ValueError(f"unsupported room format {data.get('format')!r}")
+        """The inverse of ``to_dict``, of either format."""
+        fmt = data.get("format")
+        if fmt not in (ROOM_FORMAT, ROOM_BLOB_FORMAT) or isinstance(fmt, bool):
+            raise ValueError(f"unsupported room format {fmt!r}")
+        if (fmt == ROOM_FORMAT) != ("hand_log" in data):
+            raise ValueError(f"a room of format {fmt} has a hand log only in format 1")
         if data.get("mode") not in ROOM_MODES:
             raise ValueError(f"unknown room mode {data.get('mode')!r}")
         if data.get("status") not in ("waiting", "playing", "finished"):
@@ -187,13 +203,49 @@ class Room:
             invite=data["invite"],
             game=GameState.from_dict(game) if game is not None else None,
             turn_deadline=data["turn_deadline"],
-            hand_log=tuple(data["hand_log"]),
+            hand_log=tuple(data.get("hand_log", ())),
             hand_ids=tuple(data["hand_ids"]),
             forfeit=data["forfeit"],
             rematch=(bool(rematch[0]), bool(rematch[1])),
             next_room=data["next_room"],
             stand_in_level=data.get("stand_in_level"),
         )
+
+
+def stored_parts(room: Room) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """The stored form, ``room.to_dict(hand_log=False)``, in two parts for an encoder that
+    adds the rest: the room's map without ``game``, and the game's map without ``history``
+    (None without a game)."""
+    data = room.to_dict(hand_log=False, game=False)
+    if room.game is None:
+        return {**data, "game": None}, None
+    return data, _game_dict(room.game, history=False)
+
+
+def _game_dict(game: GameState, *, history: bool = True) -> dict[str, Any]:
+    """Exactly ``game.to_dict()`` (a test holds them equal), with the rules' map made once per
+    rules: ``MatchRules.to_dict`` (``dataclasses.asdict``) was a good part of every move's
+    encoding. ``history=False`` leaves the history out."""
+    data = {
+        "format": STATE_FORMAT,
+        "seed": game.seed,
+        "rng": game.rng,
+        "rules": rules_dict(game.rules).copy(),
+        "hand_number": game.hand_number,
+        "dealer": game.dealer,
+        "phase": game.phase.value,
+        "turn": game.turn,
+        "hands": [list(game.hands[0]), list(game.hands[1])],
+        "stock": list(game.stock),
+        "discard_pile": list(game.discard_pile),
+        "taken_card": game.taken_card,
+        "discard_draws": game.discard_draws,
+        "scores": list(game.scores),
+        "results": [record.to_dict() for record in game.results],
+    }
+    if history:
+        data["history"] = [move.to_dict() for move in game.history]
+    return data
 
 
 # --- operations ---------------------------------------------------------------------------------
@@ -237,7 +289,7 @@ def create_room(
     )
     if stand_in_level is not None and stand_in_level not in AI_LEVELS:
         raise RoomError(f"stand-in level must be one of {', '.join(AI_LEVELS)}")
-    events: list[Event] = [{"type": "room", "status": "waiting", "seats": _public_seats(room)}]
+    events: list[Event] = [{"type": "room", "status": "waiting", "seats": public_seats(room)}]
     if not room.seats[1].open:
         room, started = _start(room, now)
         events.extend(started)
@@ -254,7 +306,7 @@ def join(room: Room, player: Seat, now: float) -> tuple[Room, list[Event], int]:
     if room.status != "waiting" or not room.seats[1].open:
         raise RoomFull(f"room {room.id} has no open seat")
     room = replace(room, seats=(room.seats[0], player))
-    events: list[Event] = [{"type": "room", "status": "joined", "seats": _public_seats(room)}]
+    events: list[Event] = [{"type": "room", "status": "joined", "seats": public_seats(room)}]
     room, started = _start(room, now)
     return room, [*events, *started], 1
 
@@ -279,8 +331,8 @@ def act(room: Room, seat: int, action: Action, now: float) -> tuple[Room, list[E
     status: Literal["waiting", "playing", "finished"] = (
         "finished" if game.phase is Phase.MATCH_OVER else "playing"
     )
-    room = replace(room, game=game, hand_log=log, status=status)
-    return replace(room, turn_deadline=_deadline(room, now)), events
+    deadline = now + room.turn_seconds if room.turn_seconds and game.turn is not None else None
+    return replace(room, game=game, hand_log=log, status=status, turn_deadline=deadline), events
 
 
 def hand_record(room: Room) -> dict[str, Any] | None:
@@ -298,8 +350,75 @@ def hand_record(room: Room) -> dict[str, Any] | None:
     }
 
 
+def hand_log_complete(room: Room) -> bool:
+    """True when ``room.hand_log`` holds its whole current hand. A room read back from its
+    stored form has none (the change stream holds it, ``hand_log_from_changes``) and the
+    operations then log only what follows; a log that begins with the current hand's deal is
+    whole."""
+    game = room.game
+    if game is None or not room.hand_log:
+        return False
+    first = room.hand_log[0]
+    return first.get("type") == "deal" and first.get("hand") == game.hand_number
+
+
+def hand_log_from_changes(
+    changes: Iterable[Iterable[Event]], hand_number: int
+) -> tuple[Event, ...] | None:
+    """The hand log of hand ``hand_number`` (what ``Room.hand_log`` held at its end): from the
+    events of the room's changes, oldest first, the game events from that hand's deal up to the
+    next deal. None when the deal is not among them."""
+    log: list[Event] = []
+    started = False
+    for events in changes:
+        for event in events:
+            kind = event.get("type")
+            if kind in ROOM_EVENT_TYPES:
+                continue
+            if kind == "deal":
+                if started:
+                    return tuple(log)
+                started = event.get("hand") == hand_number
+            if started:
+                log.append(event)
+    return tuple(log) if started else None
+
+
 def hand_id(room_id: str, hand_number: int) -> str:
     return f"{room_id}-{hand_number}"
+
+
+#: What a change that finishes the match owes: its statistics and the room's expiry.
+MATCH_RECORDS = "match"
+
+
+def owed_records(before: Room, after: Room) -> list[str]:
+    """The records a change from ``before`` to ``after`` owes: the number of the hand it ended
+    (its replay record and statistics), and ``MATCH_RECORDS`` when it finished the match."""
+    owed: list[str] = []
+    game, previous = after.game, before.game
+    if (
+        game is not None
+        and game.phase in (Phase.HAND_OVER, Phase.MATCH_OVER)
+        and (previous is None or previous.phase not in (Phase.HAND_OVER, Phase.MATCH_OVER))
+    ):
+        owed.append(str(game.hand_number))
+    if after.status == "finished" and before.status != "finished":
+        owed.append(MATCH_RECORDS)
+    return owed
+
+
+def records_due(room: Room, what: str) -> bool:
+    """Whether the room, as stored, shows the change that owed ``what`` (a noted change
+    that was never committed owes nothing)."""
+    if what == MATCH_RECORDS:
+        return room.status == "finished"
+    game = room.game
+    if game is None or not what.isdigit():
+        return False
+    number = int(what)
+    ended = game.phase in (Phase.HAND_OVER, Phase.MATCH_OVER)
+    return number < game.hand_number or (number == game.hand_number and ended)
 
 
 def leave(room: Room, seat: int, now: float) -> tuple[Room, list[Event]]:
@@ -309,7 +428,7 @@ def leave(room: Room, seat: int, now: float) -> tuple[Room, list[Event]]:
         return room, []
     if room.status == "waiting":
         room = replace(room, status="finished", turn_deadline=None)
-        return room, [{"type": "room", "status": "closed", "seats": _public_seats(room)}]
+        return room, [{"type": "room", "status": "closed", "seats": public_seats(room)}]
     room = replace(room, status="finished", forfeit=seat, turn_deadline=None)
     return room, [{"type": "forfeit", "seat": seat, "winner": 1 - seat}]
 
@@ -346,7 +465,7 @@ def rematch_room(old: Room, room_id: str, seed: int, now: float) -> tuple[Room, 
         stand_in_level=old.stand_in_level,
     )
     room, events = _start(room, now)
-    return room, [{"type": "room", "status": "rematch", "seats": _public_seats(room)}, *events]
+    return room, [{"type": "room", "status": "rematch", "seats": public_seats(room)}, *events]
 
 
 def expire_turn(room: Room, now: float) -> tuple[Room, list[Event]] | None:
@@ -444,7 +563,7 @@ def _start(room: Room, now: float) -> tuple[Room, list[Event]]:
     deal = deal_event(game)
     room = replace(room, status="playing", game=game, hand_log=(deal,))
     room = replace(room, turn_deadline=_deadline(room, now))
-    return room, [{"type": "room", "status": "playing", "seats": _public_seats(room)}, deal]
+    return room, [{"type": "room", "status": "playing", "seats": public_seats(room)}, deal]
 
 
 def _deadline(room: Room, now: float) -> float | None:
@@ -454,7 +573,8 @@ def _deadline(room: Room, now: float) -> float | None:
     return now + room.turn_seconds
 
 
-def _public_seats(room: Room) -> list[dict[str, Any]]:
+def public_seats(room: Room) -> list[dict[str, Any]]:
+    """The seats as everybody sees them (views, room events)."""
     return [
         {
             "name": seat.name,
@@ -475,7 +595,7 @@ def room_view(
         "room": room.id,
         "mode": room.mode,
         "status": room.status,
-        "seats": _public_seats(room),
+        "seats": public_seats(room),
         "seat": seat,
         "turn_seconds": room.turn_seconds,
         "turn_deadline": room.turn_deadline,

@@ -23,9 +23,10 @@ from server import identity, metrics
 from server.ai_dispatch import AiDispatcher
 from server.ai_seats import AiSeatKeeper
 from server.connection import Connection
-from server.engine import Action, IllegalAction, Phase
-from server.hub import Hub, decode_room, encode_change, encode_room
+from server.engine import Action, IllegalAction
+from server.hub import Hub, decode_change, decode_room, encode_change, encode_room
 from server.room import (
+    MATCH_RECORDS,
     Room,
     RoomError,
     Seat,
@@ -34,11 +35,15 @@ from server.room import (
     bind_stand_in,
     create_room,
     expire_turn,
-    hand_record,
+    hand_id,
+    hand_log_complete,
+    hand_log_from_changes,
     join,
     leave,
     mark_away,
     mark_back,
+    owed_records,
+    records_due,
     rematch_room,
     request_rematch,
     start_stand_in,
@@ -56,6 +61,10 @@ INVITE_TTL_SECONDS = 7 * 24 * 3600
 STAND_IN_LEVEL = "normal"
 #: Retries of a server-initiated change (join, leave, rematch) that lost a compare-and-set race.
 CHANGE_RETRIES = 20
+#: Changes read at a time when a finished hand's log is read back from the change stream.
+HAND_LOG_SCAN = 128
+#: Records still owed this long after their change was noted are written by the sweep.
+OWED_GRACE_SECONDS = 5.0
 
 _ENGINE_CODES = {"not_your_turn": ErrorCode.NOT_YOUR_TURN}
 
@@ -156,12 +165,17 @@ class Service:
             )
         if conn.player_id is not None:
             raise RequestFailed(ErrorCode.INVALID_ARGUMENT, "hello was already sent")
+        if message.worker_key is not None:
+            expected = self.settings.ai_worker_key
+            if expected is None or not hmac.compare_digest(message.worker_key, expected):
+                raise RequestFailed(ErrorCode.BAD_TOKEN, "wrong AI worker key")
         token = message.token
         if token is not None:
             player_id = identity.token_player_id(token)
             player = await self.store.get_player(player_id) if player_id else None
             if player is None or not identity.token_matches(token, player.token_hash):
                 raise RequestFailed(ErrorCode.BAD_TOKEN, "unknown or revoked token")
+            await self.store.touch_player(player.player_id)
             name = player.name
             if message.name is not None and message.name != name:
                 await self.store.set_player_name(player.player_id, message.name)
@@ -175,12 +189,7 @@ class Service:
             conn.player_id = player_id
         conn.name = name
         conn.client = message.client
-        if message.worker_key is not None:
-            expected = self.settings.ai_worker_key
-            if expected is None or not hmac.compare_digest(message.worker_key, expected):
-                conn.player_id = None
-                raise RequestFailed(ErrorCode.BAD_TOKEN, "wrong AI worker key")
-            conn.is_worker = True
+        conn.is_worker = message.worker_key is not None
         return {
             "player_id": conn.player_id,
             "name": name,
@@ -277,10 +286,19 @@ class Service:
             turn_seconds=self.settings.default_turn_seconds,
         )
         await self._create(room, events)
-        outcome = await self.store.quick_match(conn.player_id, room_id)
-        if outcome.status is QuickMatchStatus.PAIRED:
+        while True:  # each round takes one entry off the queue: it ends
+            outcome = await self.store.quick_match(conn.player_id, room_id)
+            if outcome.status is not QuickMatchStatus.PAIRED:
+                break
+            try:
+                joined = await self.join_room(conn, m.JoinRoom(id=message.id, room=outcome.room_id))
+            except RequestFailed as refusal:
+                # The waiting player's room was taken by room id, left or swept meanwhile:
+                # that queue entry is gone now, try the next one.
+                if refusal.code in (ErrorCode.ROOM_FULL, ErrorCode.NOT_FOUND):
+                    continue
+                raise
             await self.store.expire_room(room_id, 1)
-            joined = await self.join_room(conn, m.JoinRoom(id=message.id, room=outcome.room_id))
             return {"queued": False, **joined}
         if outcome.status is QuickMatchStatus.WAITING:
             await self.store.expire_room(room_id, 1)
@@ -382,6 +400,7 @@ class Service:
             raise RequestFailed(code, str(refusal), {"reason": refusal.code}) from None
         except RoomError as refusal:
             raise RequestFailed(ErrorCode(refusal.code), str(refusal)) from None
+        await self._owe(room, changed)
         result = await self.store.commit(
             room.id,
             version,
@@ -404,6 +423,11 @@ class Service:
         metrics.ACTIONS.labels(kind=action.kind).inc()
         metrics.ACTION_LATENCY.observe(time.perf_counter() - started)
         await self._after_change(room, changed)
+
+        async def deliver() -> None:  # right after the ack: no wait for the feed's copy
+            self.hub.deliver(room.id, result.version, changed, events)
+
+        conn.after_ack = deliver  # type: ignore[attr-defined]
         return {"seq": result.version}
 
     async def leave(self, conn: Connection, message: m.Leave) -> dict[str, Any]:
@@ -517,15 +541,15 @@ class Service:
 
     async def recent_hands(self, limit: int) -> list[dict[str, Any]]:
         summaries = []
-        for hand_id in await self.store.recent_hands(limit):
-            record = await self.store.get_hand(hand_id)
+        for recent_id in await self.store.recent_hands(limit):
+            record = await self.store.get_hand(recent_id)
             if record is None:
                 continue
             data = codec.unpack(record.blob)
             if isinstance(data, dict):
                 summaries.append(
                     {
-                        "id": hand_id,
+                        "id": recent_id,
                         "room": record.room_id,
                         "players": data.get("players"),
                         "result": data.get("result"),
@@ -569,6 +593,7 @@ class Service:
                 raise RequestFailed(ErrorCode(refusal.code), str(refusal)) from None
             if changed == room and not events:
                 return version
+            await self._owe(room, changed)
             result = await self.store.commit(
                 room_id,
                 version,
@@ -581,32 +606,69 @@ class Service:
                 return result.version
         raise RequestFailed(ErrorCode.INTERNAL, "the room is too busy; try again")
 
-    async def _after_change(self, before: Room, after: Room) -> None:
-        """Records and statistics of what the change finished: a hand, a match."""
-        game = after.game
-        previous = before.game
-        hand_ended = (
-            game is not None
-            and game.phase in (Phase.HAND_OVER, Phase.MATCH_OVER)
-            and (previous is None or previous.phase not in (Phase.HAND_OVER, Phase.MATCH_OVER))
-        )
-        if hand_ended and game is not None:
-            await self._record_hand(after)
-        if after.status == "finished" and before.status != "finished":
-            await self._record_match(after)
-            await self.store.expire_room(after.id, self.settings.room_idle_seconds)
+    async def _owe(self, before: Room, after: Room) -> None:
+        """Note the records a change will owe, before committing it (``records:pending``)."""
+        for what in owed_records(before, after):
+            await self.store.owe_records(before.id, what)
 
-    async def _record_hand(self, room: Room) -> None:
-        record = hand_record(room)
+    async def _after_change(self, before: Room, after: Room) -> None:
+        """Records and statistics of what the committed change finished: a hand, a match.
+        The change stands whatever happens here: what fails is left to the sweep."""
+        for what in owed_records(before, after):
+            try:
+                await self._write_records(after, what)
+            except Exception:
+                log.exception("records left to the sweep", extra={"room": after.id})
+
+    async def write_owed_records(self, batch: int = 100) -> int:
+        """Write the records still owed ``OWED_GRACE_SECONDS`` after their change was noted
+        (its process died in between, or Redis failed the write); returns how many."""
+        older_than = int((time.time() - OWED_GRACE_SECONDS) * 1000)
+        written = 0
+        for room_id, what in await self.store.owed_records(older_than, batch):
+            loaded = await self.store.load_room(room_id)
+            room = decode_room(loaded[1]) if loaded is not None else None
+            if room is not None and records_due(room, what):
+                await self._write_records(room, what)
+                written += 1
+            else:  # the change never happened, or the room is gone
+                await self.store.records_done(room_id, what)
+        return written
+
+    async def _write_records(self, room: Room, what: str) -> None:
+        if what == MATCH_RECORDS:
+            await self.store.expire_room(room.id, self.settings.room_idle_seconds)
+            await self._record_match(room)
+        else:
+            await self._record_hand(room, int(what))
+        await self.store.records_done(room.id, what)
+
+    async def _record_hand(self, room: Room, number: int) -> None:
+        """The replay record of hand ``number`` and the players' statistics of it. Written
+        once: a record that exists already (a sweep after a partial write) is kept, and its
+        statistics are not counted again."""
         game = room.game
-        if record is None or game is None:
+        record_id = hand_id(room.id, number)
+        if game is None or len(game.results) < number or await self.store.hand_exists(record_id):
             return
-        result = game.results[-1]
-        last = room.hand_log[-1] if room.hand_log else {}
-        if last.get("type") == "match_over" and len(room.hand_log) > 1:
-            last = room.hand_log[-2]
-        record["result"] = last if last.get("type") == "hand_over" else result.to_dict()
-        await self.store.save_hand(record["id"], room.id, codec.pack(record), time.time())
+        current = number == game.hand_number and hand_log_complete(room)
+        hand_log = room.hand_log if current else await self._stored_hand_log(room.id, number)
+        if not hand_log:
+            return
+        result = game.results[number - 1]
+        last = hand_log[-1]
+        if last.get("type") == "match_over" and len(hand_log) > 1:
+            last = hand_log[-2]
+        record = {
+            "id": record_id,
+            "room": room.id,
+            "hand": number,
+            "players": [seat.name for seat in room.seats],
+            "dealer": hand_log[0].get("dealer"),
+            "events": list(hand_log),
+            "result": last if last.get("type") == "hand_over" else result.to_dict(),
+        }
+        await self.store.save_hand(record_id, room.id, codec.pack(record), time.time())
         knocker = last.get("knocker")
         for index, seat in enumerate(room.seats):
             if seat.player is None or seat.ai is not None:
@@ -619,6 +681,23 @@ class Service:
                 gins=1 if result.kind == "gin" and won else 0,
                 undercuts=1 if result.kind == "undercut" and won and knocker != index else 0,
             )
+
+    async def _stored_hand_log(self, room_id: str, hand_number: int) -> tuple[Any, ...] | None:
+        """The log of hand ``hand_number`` from the room's change stream (newest first, until
+        its deal): the stored room does not hold it."""
+        changes: list[list[dict[str, Any]]] = []
+        before: int | None = None
+        while True:
+            chunk = await self.store.changes_before(room_id, before, HAND_LOG_SCAN)
+            for seq, change in chunk:
+                events = decode_change(change)
+                changes.append(events)
+                if any(e.get("type") == "deal" and e.get("hand") == hand_number for e in events):
+                    return hand_log_from_changes(reversed(changes), hand_number)
+                before = seq
+            if len(chunk) < HAND_LOG_SCAN:
+                log.warning("hand %s of room %s is gone from its stream", hand_number, room_id)
+                return None
 
     async def _record_match(self, room: Room) -> None:
         winner = room.winner
@@ -687,6 +766,7 @@ class Service:
                 continue
             changed, events = expired
             seat = current.game.turn if current.game is not None else None
+            await self._owe(current, changed)
             result = await self.store.commit(
                 room_id,
                 version,

@@ -50,6 +50,7 @@ class Settings:
     default_turn_seconds: int = 0
     hand_retention_seconds: int = 30 * 24 * 3600
     room_idle_seconds: int = 7 * 24 * 3600
+    player_retention_seconds: int = 365 * 24 * 3600
     event_history: int = 10_000
     log_level: str = "INFO"
     log_format: str = "json"
@@ -78,6 +79,9 @@ class Settings:
             default_turn_seconds=_int(env, "GIN_TURN_SECONDS", cls.default_turn_seconds),
             hand_retention_seconds=_int(env, "GIN_HAND_RETENTION", cls.hand_retention_seconds, 1),
             room_idle_seconds=_int(env, "GIN_ROOM_IDLE", cls.room_idle_seconds, 1),
+            player_retention_seconds=_int(
+                env, "GIN_PLAYER_RETENTION", cls.player_retention_seconds, 1
+            ),
             event_history=_int(env, "GIN_EVENT_HISTORY", cls.event_history, 10),
             log_level=env.get("GIN_LOG_LEVEL", cls.log_level).upper(),
             log_format=log_format,

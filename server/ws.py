@@ -7,14 +7,17 @@ import asyncio
 import contextlib
 import logging
 import time
+from typing import Any
 from urllib.parse import urlsplit
 
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.exceptions import InvalidState
 
 from protocol import codec
 from protocol.messages import ErrorCode, Ping, ProtocolError
 from server import metrics
-from server.connection import Connection
+from server.connection import Connection, SendFrames
 from server.ratelimit import TokenBucket
 from server.service import Service
 from server.settings import Settings
@@ -23,6 +26,8 @@ log = logging.getLogger(__name__)
 
 #: Refused frames in a row (rate limit, size) after which a connection is cut off as a flood.
 FLOOD_STRIKES = 50
+#: The websocket close code of a connection cut off for breaking the rules (a flood).
+POLICY_VIOLATION = 1008
 
 
 def origin_allowed(websocket: WebSocket, settings: Settings) -> bool:
@@ -59,6 +64,7 @@ async def serve_websocket(websocket: WebSocket) -> None:
         close,
         TokenBucket(settings.rate_per_second, settings.rate_burst, time.monotonic()),
         peer,
+        send_frames=_frames_sender(websocket),
     )
     conn.start()
     metrics.CONNECTIONS.inc()
@@ -76,15 +82,58 @@ async def serve_websocket(websocket: WebSocket) -> None:
         await conn.drain_and_stop()
 
 
+def _frames_sender(websocket: WebSocket) -> SendFrames | None:
+    """Send several frames with one socket write, straight to uvicorn's sans-I/O websocket
+    protocol (what its ASGI ``send`` does for one ``websocket.send``, less Starlette's and the
+    ASGI layers that only pass the message on). None when the connection is served by another
+    implementation: frames then go through ``websocket.send_bytes`` one by one."""
+    protocol = _sansio_protocol(websocket)
+    if protocol is None:
+        return None
+
+    async def send_frames(frames: list[bytes]) -> None:
+        if not protocol.writable.is_set():  # the transport's buffer is full: wait
+            await protocol.writable.wait()
+        if protocol.disconnected or protocol.close_sent or protocol.initial_response is not None:
+            raise ConnectionError("the websocket is closed")
+        try:
+            for frame in frames:
+                protocol.conn.send_binary(frame)
+        except InvalidState as error:
+            raise ConnectionError("the websocket is closed") from error
+        protocol.transport.write(b"".join(protocol.conn.data_to_send()))
+
+    return send_frames
+
+
+def _sansio_protocol(websocket: WebSocket) -> WebSocketsSansIOProtocol | None:
+    """The uvicorn protocol object behind the websocket's ASGI ``send``: Starlette wraps it in
+    closures that pass ``websocket.send`` messages on unchanged."""
+    send: Any = getattr(websocket, "_send", None)
+    for _ in range(8):
+        owner = getattr(send, "__self__", None)
+        if owner is not None:
+            if type(owner) is WebSocketsSansIOProtocol and owner.handshake_complete:
+                return owner
+            return None
+        cells = getattr(send, "__closure__", None) or ()
+        inner = [cell.cell_contents for cell in cells if callable(cell.cell_contents)]
+        inner = [item for item in inner if getattr(item, "__name__", "") in ("send", "sender")]
+        if len(inner) != 1:
+            return None
+        send = inner[0]
+    return None
+
+
 async def _read_loop(
     websocket: WebSocket, conn: Connection, service: Service, settings: Settings
 ) -> None:
     strikes = 0
     while not conn.closed.is_set():
         try:
-            message = await asyncio.wait_for(
-                websocket.receive(), timeout=settings.idle_timeout_seconds
-            )
+            # asyncio.timeout, not wait_for: on Python 3.11 wait_for makes a task per frame
+            async with asyncio.timeout(settings.idle_timeout_seconds):
+                message = await websocket.receive()
         except TimeoutError:
             conn.bye(ErrorCode.IDLE_TIMEOUT.value, "no frame for too long; reconnect to resume")
             return
@@ -108,7 +157,11 @@ async def _read_loop(
         else:
             strikes = await _handle_frame(conn, service, frame, strikes)
         if strikes >= FLOOD_STRIKES:
-            conn.bye(ErrorCode.RATE_LIMITED.value, "too many refused frames; slow down")
+            conn.bye(
+                ErrorCode.RATE_LIMITED.value,
+                "too many refused frames; slow down",
+                close_code=POLICY_VIOLATION,
+            )
             return
 
 

@@ -9,10 +9,12 @@ unseen cards are never sent before the hand is over.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from protocol.cards import from_mask, to_mask
 from protocol.melds import best_arrangement_mask
+from protocol.scoring import MatchRules
 from server.engine.events import Event, hand_over_event
 from server.engine.rules import legal_actions
 from server.engine.state import GameState, Phase
@@ -23,41 +25,67 @@ _PUBLIC_MOVES = frozenset({"take_upcard", "pass", "discard", "knock", "gin"})
 _PUBLIC_RESULTS = frozenset({"hand_over", "match_over"})
 #: Room events (seats, forfeits, rematches, turn clock): public, and they name no card.
 _PUBLIC_ROOM_EVENTS = frozenset({"room", "forfeit", "rematch", "timeout", "presence", "stand_in"})
+#: Event types of the room (not of the game): a hand's record holds the others only.
+ROOM_EVENT_TYPES = _PUBLIC_ROOM_EVENTS
+
+#: Hands whose arrangement is remembered (a few hundred bytes each).
+_HAND_CACHE = 4096
+_RULES_CACHE = 64
+_RULES: dict[MatchRules, dict[str, Any]] = {}
+_RULES_BY_ID_CACHE = 4096
+_RULES_BY_ID: dict[int, tuple[MatchRules, dict[str, Any]]] = {}
 
 
 def game_view(state: GameState, seat: int | None) -> dict[str, Any]:
     """Everything the seat (or a spectator, ``None``) needs to draw the table, and no more."""
-    view: dict[str, Any] = {
+    head, table, record, tail = public_game_parts(state)
+    view: dict[str, Any] = {**head, "seat": seat, **table}
+    view["history"] = [move.to_dict() for move in state.history]
+    view.update(record)
+    view["legal_actions"] = []
+    if seat is not None:
+        cards, melds, deadwood, points = hand_parts(state.hands[seat])
+        view["cards"] = list(cards)
+        view["melds"] = [list(meld) for meld in melds]
+        view["deadwood"] = list(deadwood)
+        view["deadwood_points"] = points
+        view["legal_actions"] = legal_action_dicts(state, seat)
+    view.update(tail)
+    return view
+
+
+def public_game_parts(
+    state: GameState,
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """The part of ``game_view`` every recipient shares but the ``history`` (the public moves,
+    ``Move.to_dict`` each), as four maps in the view's key order: before ``seat`` (hand,
+    dealer, phase, turn), between ``seat`` and ``history`` (the table), between ``history`` and
+    ``legal_actions`` (scores, results, rules), and after the seat's own cards (``last_hand``
+    and ``match`` when there are). Callers must not modify them (parts may be shared)."""
+    head: dict[str, Any] = {
         "hand": state.hand_number,
         "dealer": state.dealer,
         "phase": state.phase.value,
         "turn": state.turn,
-        "seat": seat,
+    }
+    table: dict[str, Any] = {
         "hand_sizes": [len(state.hands[0]), len(state.hands[1])],
         "stock_size": len(state.stock),
         "discard_pile": list(state.discard_pile),
         "taken_card": state.taken_card,
         "discard_draws": state.discard_draws,
-        "history": [move.to_dict() for move in state.history],
-        "scores": list(state.scores),
-        "results": [record.to_dict() for record in state.results],
-        "rules": state.rules.to_dict(),
-        "legal_actions": [],
     }
-    over = state.phase in (Phase.HAND_OVER, Phase.MATCH_OVER)
-    if seat is not None:
-        hand = state.hands[seat]
-        arrangement = best_arrangement_mask(to_mask(hand))
-        view["cards"] = list(from_mask(to_mask(hand)))
-        view["melds"] = [list(meld) for meld in arrangement.melds]
-        view["deadwood"] = list(arrangement.deadwood)
-        view["deadwood_points"] = arrangement.deadwood_points
-        view["legal_actions"] = [action.to_dict() for action in legal_actions(state, seat)]
-    if over and state.results:
-        view["last_hand"] = hand_over_event(state)
+    record: dict[str, Any] = {
+        "scores": list(state.scores),
+        "results": [result.to_dict() for result in state.results],
+        "rules": rules_dict(state.rules),
+    }
+    tail: dict[str, Any] = {}
+    if state.phase in (Phase.HAND_OVER, Phase.MATCH_OVER) and state.results:
+        tail["last_hand"] = hand_over_event(state)
     totals = state.totals
     if totals is not None:
-        view["match"] = {
+        tail["match"] = {
             "winner": totals.winner,
             "points": list(totals.points),
             "game_bonus": list(totals.game_bonus),
@@ -65,7 +93,46 @@ def game_view(state: GameState, seat: int | None) -> dict[str, Any]:
             "shutout": totals.shutout,
             "totals": list(totals.totals),
         }
-    return view
+    return head, table, record, tail
+
+
+def legal_action_dicts(state: GameState, seat: int) -> list[dict[str, Any]]:
+    """The seat's ``legal_actions`` as the view lists them."""
+    return [action.to_dict() for action in legal_actions(state, seat)]
+
+
+def hand_parts(
+    hand: tuple[str, ...],
+) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...], tuple[str, ...], int]:
+    """A hand as its owner's view shows it: the cards in order, the melds, the deadwood and
+    its points of the best arrangement (remembered per hand: a hand is unchanged for the
+    opponent's whole turn)."""
+    return _hand_parts(to_mask(hand))
+
+
+@functools.lru_cache(maxsize=_HAND_CACHE)
+def _hand_parts(
+    mask: int,
+) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...], tuple[str, ...], int]:
+    arrangement = best_arrangement_mask(mask)
+    return from_mask(mask), arrangement.melds, arrangement.deadwood, arrangement.deadwood_points
+
+
+def rules_dict(rules: MatchRules) -> dict[str, Any]:
+    """``rules.to_dict()``, made once per distinct rules (``dataclasses.asdict`` is slow).
+    Shared: callers must not modify it."""
+    known = _RULES_BY_ID.get(id(rules))  # hashing the dataclass costs more than this
+    if known is not None and known[0] is rules:
+        return known[1]
+    found = _RULES.get(rules)
+    if found is None:
+        if len(_RULES) >= _RULES_CACHE:
+            _RULES.clear()
+        found = _RULES[rules] = rules.to_dict()
+    if len(_RULES_BY_ID) >= _RULES_BY_ID_CACHE:
+        _RULES_BY_ID.clear()
+    _RULES_BY_ID[id(rules)] = (rules, found)  # holds ``rules``: its id is not reused meanwhile
+    return found
 
 
 def event_for(event: Event, seat: int | None) -> Event:

@@ -35,6 +35,8 @@ class StoreConfig:
     """Retention of finished hand records (and of their place in ``hands:recent``)."""
     recent_hands_max: int = 1000
     """Cap of the ``hands:recent`` index."""
+    player_ttl_seconds: int = 365 * 24 * 3600
+    """A player record not seen (``touch_player``) for this long expires."""
     ai_requests_maxlen: int = 10_000
     """Approximate cap of the ``ai:requests`` stream."""
     max_connections: int = 64

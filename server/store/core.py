@@ -11,6 +11,7 @@ from redis.exceptions import RedisError
 
 from server.store._base import StoreConfig
 from server.store.ai import AiOps
+from server.store.direct import DirectConnection, supports
 from server.store.feed import RoomFeed
 from server.store.hands import HandOps
 from server.store.lobby import LobbyOps
@@ -23,9 +24,11 @@ class Store(RoomOps, PlayerOps, LobbyOps, HandOps, AiOps):
 
     Values are ``bytes`` blobs the caller encodes (the store never decodes them) and ids
     checked by ``server.keys``. Create one per process with ``await Store.connect(url)``;
-    it holds a pool of up to ``StoreConfig.max_connections`` connections and is safe to share
-    between tasks. After a Redis restart commands reconnect by themselves (with retries), and
-    the Lua scripts are loaded again on first use (EVALSHA, NOSCRIPT -> SCRIPT LOAD).
+    it holds a pool of up to ``StoreConfig.max_connections`` connections, plus one pipelined
+    connection for the commands of a move (``server.store.direct``), and is safe to share
+    between the tasks of its event loop. After a Redis restart commands reconnect by themselves
+    (with retries), and the Lua scripts are loaded again on first use (EVALSHA, NOSCRIPT ->
+    SCRIPT LOAD).
 
     The methods are grouped in: rooms (``RoomOps``), room feeds (``feed``), players
     (``PlayerOps``), invites and quick match (``LobbyOps``), finished hands (``HandOps``), AI
@@ -49,6 +52,8 @@ class Store(RoomOps, PlayerOps, LobbyOps, HandOps, AiOps):
             retry=Retry(ExponentialWithJitterBackoff(base=0.05, cap=1.0), config.retries),
         )
         store = cls(Redis.from_pool(pool), url, config)
+        if supports(url):
+            store._direct = DirectConnection(url, config)
         try:
             await store._scripts.load()
             await store.ensure_ai_group()
@@ -58,7 +63,10 @@ class Store(RoomOps, PlayerOps, LobbyOps, HandOps, AiOps):
         return store
 
     async def close(self) -> None:
-        """Close every pooled connection (feeds have their own: close them too)."""
+        """Close every pooled connection and the direct one (feeds have their own: close them
+        too)."""
+        if self._direct is not None:
+            self._direct.close()
         await self._redis.aclose()
 
     async def __aenter__(self) -> Store:

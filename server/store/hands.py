@@ -1,4 +1,12 @@
-"""Finished hands: one record per hand, kept for replays, and an index of recent ones."""
+"""Finished hands: one record per hand, kept for replays, and an index of recent ones; and the
+bookkeeping a change owes (``records:pending``).
+
+The replay record and the statistics of a hand live outside the room's hash slot, so they
+cannot be written by the room's atomic commit. Instead the server notes what a change will owe
+*before* it commits the change (``owe_records``), and clears the note once the records are
+written (``records_done``). A note that stays (the process was killed in between, Redis failed
+the second write) is found by any server's sweep (``owed_records``), which writes what is
+missing."""
 
 from __future__ import annotations
 
@@ -17,6 +25,12 @@ class HandRecord:
     room_id: str
     finished_at: float
     blob: bytes
+
+
+def _owed_member(room_id: str, what: str) -> str:
+    keys.check_id(room_id, "room id")
+    keys.check_id(what, "what")
+    return f"{room_id}:{what}"
 
 
 class HandOps(StoreBase):
@@ -40,6 +54,30 @@ class HandOps(StoreBase):
             pipe.zremrangebyscore(recent, "-inf", f"({time.time() - ttl}")
             pipe.zremrangebyrank(recent, 0, -self._config.recent_hands_max - 1)
             await pipe.execute()
+
+    async def hand_exists(self, hand_id: str) -> bool:
+        return bool(await self._redis.exists(keys.hand(hand_id)))
+
+    async def owe_records(self, room_id: str, what: str) -> None:
+        """Note that a change about to be committed owes the records of ``what`` (a hand
+        number, or ``match``) of ``room_id``."""
+        member = _owed_member(room_id, what)
+        await self._redis.zadd(keys.records_pending(), {member: int(time.time() * 1000)})
+
+    async def records_done(self, room_id: str, what: str) -> None:
+        await self._redis.zrem(keys.records_pending(), _owed_member(room_id, what))
+
+    async def owed_records(self, older_than_ms: int, count: int = 100) -> list[tuple[str, str]]:
+        """Notes older than ``older_than_ms`` (unix ms): (room id, what), oldest first."""
+        check_positive(count, "count")
+        members = await self._redis.zrangebyscore(
+            keys.records_pending(), "-inf", older_than_ms, start=0, num=int(count)
+        )
+        owed: list[tuple[str, str]] = []
+        for member in members:
+            room_id, _, what = as_text(member).rpartition(":")
+            owed.append((room_id, what))
+        return owed
 
     async def get_hand(self, hand_id: str) -> HandRecord | None:
         """A finished hand, or None (unknown, or past its retention)."""

@@ -48,7 +48,16 @@ class PlayerOps(StoreBase):
         reply = await self._scripts.hash_create(
             keys=[key], args=["token_hash", token_hash, "name", name, "created", repr(when)]
         )
-        return int(reply) == 1
+        if int(reply) != 1:
+            return False
+        await self.touch_player(player_id)
+        return True
+
+    async def touch_player(self, player_id: str) -> bool:
+        """The player was seen: their record lives ``player_ttl_seconds`` from now (a player
+        who never comes back is forgotten). False if there is no such player."""
+        reply = await self._redis.expire(keys.player(player_id), self._config.player_ttl_seconds)
+        return bool(reply)
 
     async def get_player(self, player_id: str) -> Player | None:
         """The player's record, or None if there is no such player."""

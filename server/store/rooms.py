@@ -5,9 +5,14 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
+
+from redis.commands.core import AsyncScript
+from redis.exceptions import ResponseError
 
 from server import keys
 from server.store._base import StoreBase, as_bytes, as_text, check_blob, check_positive
+from server.store.direct import DirectConnection
 
 REQUEST_KEY_MAX_BYTES = 200
 
@@ -63,7 +68,42 @@ def _check_seq(value: int, what: str, minimum: int) -> int:
 
 
 class RoomOps(StoreBase):
-    """Room state, version and change stream (all keys under the ``{room:ID}`` hash tag)."""
+    """Room state, version and change stream (all keys under the ``{room:ID}`` hash tag).
+
+    The commands of a move (``commit``, ``load_room``) go through the store's direct
+    connection when it has one (``server.store.direct``), the others through redis-py's pool.
+    """
+
+    _direct: DirectConnection | None = None
+
+    async def _fast(self, *args: bytes | str | int | float) -> Any:
+        """One command on the direct connection (or the pool without one); raises error
+        replies as redis-py does."""
+        direct = self._direct
+        if direct is None:
+            return await self._redis.execute_command(*args)  # type: ignore[no-untyped-call]
+        reply = await direct.execute(*args)
+        if isinstance(reply, ResponseError):
+            raise reply
+        return reply
+
+    async def _run_script(
+        self, script: AsyncScript, keys: list[str], args: list[bytes | str | int | float]
+    ) -> Any:
+        """EVALSHA, loading the script first when Redis lost it (a restart empties the cache)."""
+        direct = self._direct
+        if direct is None:
+            return await script(keys=keys, args=args)
+        sha = as_text(script.sha)
+        reply = await direct.execute("EVALSHA", sha, len(keys), *keys, *args)
+        if isinstance(reply, ResponseError) and str(reply).startswith("NOSCRIPT"):
+            loaded = await direct.execute("SCRIPT", "LOAD", as_bytes(script.script))
+            if isinstance(loaded, ResponseError):
+                raise loaded
+            reply = await direct.execute("EVALSHA", sha, len(keys), *keys, *args)
+        if isinstance(reply, ResponseError):
+            raise reply
+        return reply
 
     async def create_room(self, room_id: str, blob: bytes, change: bytes = b"") -> bool:
         """Create a room at version 0, atomically (``lua/create_room.lua``).
@@ -88,7 +128,7 @@ class RoomOps(StoreBase):
     async def load_room(self, room_id: str) -> tuple[int, bytes] | None:
         """The room's version and blob, read atomically (one MGET), or None if there is none."""
         room_keys = keys.room_keys(room_id)
-        version, blob = await self._redis.mget([room_keys.version, room_keys.room])
+        version, blob = await self._fast("MGET", room_keys.version, room_keys.room)
         if version is None or blob is None:
             return None
         return int(version), as_bytes(blob)
@@ -127,9 +167,10 @@ class RoomOps(StoreBase):
         check_blob(new_blob, "new_blob")
         check_blob(change, "change")
         request = _check_request_key(request_key)
-        reply = await self._scripts.commit(
-            keys=list(room_keys),
-            args=[
+        reply = await self._run_script(
+            self._scripts.commit,
+            list(room_keys),
+            [
                 expected_version,
                 new_blob,
                 change,
@@ -141,7 +182,7 @@ class RoomOps(StoreBase):
         status, version = reply
         result = CommitResult(CommitStatus(as_text(status)), int(version))
         if result.ok and finished:
-            await self._redis.zrem(keys.rooms_active(), room_id)
+            await self._fast("ZREM", keys.rooms_active(), room_id)
         return result
 
     async def request_applied(self, room_id: str, request_key: str) -> bool:
@@ -182,6 +223,25 @@ class RoomOps(StoreBase):
             changes.append((seq, as_bytes(fields[b"change"])))
         if len(changes) != missing:
             return None
+        return changes
+
+    async def changes_before(
+        self, room_id: str, before_seq: int | None, count: int
+    ) -> list[tuple[int, bytes]]:
+        """Up to ``count`` changes of the stream with a sequence number below ``before_seq``
+        (None: from the newest), newest first, as (seq, change)."""
+        room_keys = keys.room_keys(room_id)
+        check_positive(count, "count")
+        if before_seq is not None:
+            _check_seq(before_seq, "before_seq", 0)
+            if before_seq == 0:
+                return []
+        newest = "+" if before_seq is None else f"{before_seq - 1}-1"
+        entries = await self._redis.xrevrange(room_keys.events, max=newest, min="-", count=count)
+        changes: list[tuple[int, bytes]] = []
+        for _entry_id, fields in entries or ():
+            assert fields is not None
+            changes.append((int(fields[b"seq"]), as_bytes(fields[b"change"])))
         return changes
 
     async def expire_room(self, room_id: str, ttl_seconds: int) -> bool:

@@ -359,3 +359,16 @@ async def expect_error(code: str | Iterable[str], awaitable: Any) -> RequestErro
         assert error.code in codes, f"expected {sorted(codes)}, got {error.code}: {error.message}"
         return error
     raise AssertionError(f"expected an error {sorted(codes)}, got an ack")
+
+
+def action_matches(action: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether ``events`` (full information) are what ``action`` makes."""
+    kind = action["kind"]
+    if kind == "next_hand":
+        return any(event["type"] == "deal" for event in events)
+    if kind in ("draw_stock", "draw_discard"):
+        source = "stock" if kind == "draw_stock" else "discard"
+        return any(e["type"] == "draw" and e["source"] == source for e in events)
+    card = action.get("card")
+    kinds = {"gin", "knock"} if kind == "knock" else {kind}  # a knock with 0 deadwood is gin
+    return any(e["type"] in kinds and (card is None or e.get("card") == card) for e in events)

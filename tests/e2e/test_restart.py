@@ -17,6 +17,7 @@ from server.store import Store
 from tests.e2e.helpers import (
     PLAYING,
     PlayerLog,
+    action_matches,
     assert_gap_free,
     check_view,
     close_all,
@@ -32,18 +33,6 @@ from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
 TARGET = 100
 
 
-def _matches(action: dict[str, Any], events: list[dict[str, Any]]) -> bool:
-    kind = action["kind"]
-    if kind == "next_hand":
-        return any(event["type"] == "deal" for event in events)
-    if kind in ("draw_stock", "draw_discard"):
-        source = "stock" if kind == "draw_stock" else "discard"
-        return any(e["type"] == "draw" and e["source"] == source for e in events)
-    card = action.get("card")
-    kinds = {"gin", "knock"} if kind == "knock" else {kind}  # a knock with 0 deadwood is gin
-    return any(e["type"] in kinds and (card is None or e.get("card") == card) for e in events)
-
-
 def _check_applied_once(
     seat: int, log: PlayerLog, changes: list[tuple[int, int | None, list[dict[str, Any]]]]
 ) -> int:
@@ -54,12 +43,12 @@ def _check_applied_once(
     accounted = set()
     for seq, action in log.acked:
         actor, events = by_seq[seq]
-        assert actor == seat and _matches(action, events), (seq, action, events)
+        assert actor == seat and action_matches(action, events), (seq, action, events)
         accounted.add(seq)
     applied_lost = 0
     for seq_on, action in log.lost:
         actor, events = by_seq.get(seq_on + 1, (None, []))
-        if actor == seat and seq_on + 1 not in accounted and _matches(action, events):
+        if actor == seat and seq_on + 1 not in accounted and action_matches(action, events):
             accounted.add(seq_on + 1)
             applied_lost += 1
     assert mine == accounted, sorted(mine ^ accounted)

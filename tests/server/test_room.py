@@ -37,6 +37,7 @@ from server.engine import (
 from server.engine.events import Event
 from server.room import (
     AI_LEVELS,
+    MATCH_RECORDS,
     NotAPlayer,
     Room,
     RoomClosed,
@@ -48,9 +49,14 @@ from server.room import (
     create_room,
     default_action,
     expire_turn,
+    hand_log_complete,
+    hand_log_from_changes,
     hand_record,
     join,
     leave,
+    mark_away,
+    owed_records,
+    records_due,
     rematch_room,
     request_rematch,
     room_view,
@@ -975,6 +981,83 @@ def test_from_dict_refuses_another_format(fmt: object) -> None:
         Room.from_dict(data)
 
 
+def test_the_stored_form_leaves_the_hand_log_out() -> None:
+    rnd = random.Random(21)
+    room = mid_hand(quick_room(seed=21), rnd, 9)
+    assert room.hand_log
+    stored = room.to_dict(hand_log=False)
+    assert stored["format"] == 2 and "hand_log" not in stored
+    assert {**stored, "format": 1, "hand_log": list(room.hand_log)} == room.to_dict()
+    restored = Room.from_dict(json.loads(json.dumps(stored)))
+    assert restored == replace(room, hand_log=())
+    assert not hand_log_complete(restored)
+    # it plays on: the operations log what follows
+    game = game_of(restored)
+    seat = acting_seat(game, rnd)
+    action = legal_actions(game, seat)[0]
+    after, events = act(restored, seat, action, T0)
+    assert after.hand_log == tuple(events)
+    assert after == replace(act(room, seat, action, T0)[0], hand_log=tuple(events))
+
+
+def test_both_formats_are_read() -> None:
+    room = mid_hand(quick_room(seed=22), random.Random(22), 5)
+    assert Room.from_dict(room.to_dict()) == room  # format 1, written before format 2
+    assert Room.from_dict(room.to_dict(hand_log=False)).hand_log == ()
+    with pytest.raises(ValueError):
+        Room.from_dict({**room.to_dict(hand_log=False), "format": 1})  # format 1 has a log
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_game_map_is_the_engines(seed: int) -> None:
+    for room in states_of_play(seed):
+        data = room.to_dict()["game"]
+        expected = game_of(room).to_dict()
+        assert data == expected and list(data) == list(expected)
+
+
+def test_hand_log_complete() -> None:
+    room = quick_room(seed=23)
+    assert hand_log_complete(room)  # the deal
+    room = mid_hand(room, random.Random(23), 6)
+    assert hand_log_complete(room)
+    assert not hand_log_complete(replace(room, hand_log=room.hand_log[1:]))
+    assert not hand_log_complete(replace(room, hand_log=()))
+    assert not hand_log_complete(private_room())  # no game yet
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_hand_log_from_the_changes_is_the_rooms(seed: int) -> None:
+    """The changes as the change stream holds them (room events among the game's, the next
+    hand's deal after the hand's end) give back each hand's log."""
+    rnd = random.Random(seed)
+    room, first = create_room(
+        room_id="RS", mode="private", creator=ALICE, seed=seed, now=T0, invite=INVITE
+    )
+    changes: list[list[Event]] = [first]
+    room, events, _ = join(room, BOB, T0)
+    changes.append(events)
+    logs: dict[int, tuple[Event, ...]] = {}
+    for _ in range(3):
+        while game_of(room).phase not in (Phase.HAND_OVER, Phase.MATCH_OVER):
+            room, events = step(room, rnd)
+            changes.append(events)
+            if rnd.random() < 0.1:
+                room, events = mark_away(room, 0, T0)
+                changes.append(events)
+        logs[game_of(room).hand_number] = room.hand_log
+        if room.status == "finished":
+            break
+        room, events = act(room, 1, Action("next_hand"), T0)
+        changes.append(events)
+    changes.append([{"type": "rematch", "seat": 0, "room": None}])
+    for hand, log in logs.items():
+        assert hand_log_from_changes(changes, hand) == log
+        tail = [c for c in changes if any(e.get("hand") == hand for e in c)]
+        assert hand_log_from_changes(changes[changes.index(tail[0]) :], hand) == log
+    assert hand_log_from_changes(changes[3:], 1) is None  # the deal is gone
+
+
 # --- views ---------------------------------------------------------------------------------------
 
 
@@ -1073,3 +1156,38 @@ def test_cards_in_finds_cards_and_only_cards() -> None:
         "7H",
     }
     assert set(parse_cards("AS 2S")) == cards_in(["AS", "2S"])
+
+
+# --- records owed by a change --------------------------------------------------------------------
+
+
+def test_each_change_owes_the_records_of_what_it_finished() -> None:
+    """Walking a whole match: exactly the change that ends hand N owes "N", exactly the one
+    that ends the match also owes "match", and the stored room shows each as due."""
+    rnd = random.Random(5)
+    room = quick_room(rules=MatchRules(target=50))
+    owed: list[str] = []
+    for _ in range(10_000):
+        if room.status == "finished":
+            break
+        game = game_of(room)
+        if game.phase is Phase.HAND_OVER:
+            after, _ = act(room, 0, Action("next_hand"), T0)
+        else:
+            after, _ = step(room, rnd)
+        for what in owed_records(room, after):
+            assert records_due(after, what)
+            assert not records_due(room, what), "due before the change that owes it"
+            owed.append(what)
+        room = after
+    hands = len(game_of(room).results)
+    assert owed == [*map(str, range(1, hands + 1)), MATCH_RECORDS]
+    assert all(records_due(room, what) for what in owed)
+
+
+def test_a_forfeit_owes_the_match_only() -> None:
+    room = mid_hand(quick_room(), random.Random(2), 5)
+    after, _ = leave(room, 1, T0)
+    assert after.status == "finished"
+    assert owed_records(room, after) == [MATCH_RECORDS]
+    assert not records_due(room, "1") and not records_due(room, "x")

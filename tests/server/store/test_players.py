@@ -8,7 +8,8 @@ import pytest
 from redis.asyncio import Redis
 
 from server import keys
-from server.store import Player, Store
+from server.store import Player, Store, StoreConfig
+from tests.support.fixtures import StoreFactory
 
 
 async def test_create_and_get_player(store: Store) -> None:
@@ -65,3 +66,17 @@ async def test_bad_stats_are_refused(store: Store) -> None:
     with pytest.raises(ValueError):
         await store.add_stats("p1", wins=1.5)  # type: ignore[arg-type]
     assert await store.get_stats("p1") == {}
+
+
+async def test_a_player_not_seen_for_the_retention_period_is_forgotten(
+    store_factory: StoreFactory, raw: Redis
+) -> None:
+    store = await store_factory(config=StoreConfig(player_ttl_seconds=2))
+    assert await store.create_player("pttl", "h", "Ada")
+    assert 0 < await raw.ttl(keys.player("pttl")) <= 2
+    await asyncio.sleep(1.2)
+    assert await store.touch_player("pttl")  # seen again: two more seconds from now
+    assert await raw.ttl(keys.player("pttl")) == 2
+    await asyncio.sleep(2.5)
+    assert await store.get_player("pttl") is None
+    assert not await store.touch_player("pttl")

@@ -1,0 +1,225 @@
+"""One pipelined Redis connection for the commands of every move (the commit, the room read).
+
+redis-py's asyncio client spends about 150 us of CPU and several event-loop turns on each
+command (a pool checkout, timeouts, a stream reader); a move needs exactly one command, so that
+was most of a move's Redis cost and of its latency. This connection is an ``asyncio.Protocol``
+instead: every caller queues its command (packed by hiredis) and waits on a future; the
+commands queued during one turn of the event loop go out in one write at its end (a socket
+write costs more than packing a command: under load, many moves share one); Redis answers the
+commands of one connection in order, so the replies, parsed by hiredis as they arrive, go to
+the waiting callers first in, first out.
+
+Failures behave as with the pooled client (``StoreConfig``): a lost connection fails the
+commands in flight with redis-py's ``ConnectionError``, a command that gets no reply within
+``socket_timeout`` fails with its ``TimeoutError`` and drops the connection; both are retried
+``retries`` times after an exponential, jittered delay (capped at one second), on a new
+connection. Error replies are returned as ``ResponseError`` instances for the caller to raise.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import socket
+from typing import Any, cast
+
+import hiredis
+from redis.asyncio.connection import parse_url
+from redis.backoff import ExponentialWithJitterBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from server.store._base import StoreConfig
+
+__all__ = ["DirectConnection", "supports"]
+
+
+def _pack(args: tuple[bytes | str | int | float, ...]) -> bytes:
+    packed: bytes = hiredis.pack_command(cast(Any, args))  # the stub types a 1-tuple
+    return packed
+
+
+def supports(url: str) -> bool:
+    """True for the URLs this connection serves (plain TCP or a Unix socket; not TLS)."""
+    return url.startswith(("redis://", "unix://"))
+
+
+class _Wire(asyncio.Protocol):
+    """One open connection: commands out, replies in, matched first in, first out."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, timeout: float) -> None:
+        self._loop = loop
+        self._timeout = timeout
+        self._reader = hiredis.Reader(replyError=ResponseError)
+        self._waiters: collections.deque[asyncio.Future[Any]] = collections.deque()
+        self._sent: collections.deque[float] = collections.deque()
+        self._transport: asyncio.Transport | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._out: list[bytes] = []
+        self.lost: BaseException | None = None
+
+    @property
+    def usable(self) -> bool:
+        return self.lost is None and self._transport is not None
+
+    # -- asyncio.Protocol
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self._transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
+        sock = transport.get_extra_info("socket")
+        if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+            with contextlib.suppress(OSError):  # a socket that refuses keepalive still works
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+
+    def data_received(self, data: bytes) -> None:
+        reader = self._reader
+        try:
+            reader.feed(data)
+            while True:
+                reply = reader.gets()
+                if reply is False:
+                    return
+                if not self._waiters:  # a reply nobody asked for: the stream is out of step
+                    self._fail(RedisConnectionError("unexpected reply from Redis"))
+                    return
+                waiter = self._waiters.popleft()
+                self._sent.popleft()
+                if not waiter.done():  # a cancelled caller's reply is dropped
+                    waiter.set_result(reply)
+        except hiredis.ProtocolError as error:
+            self._fail(RedisConnectionError(f"bad reply from Redis: {error}"))
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._fail(RedisConnectionError(f"connection to Redis lost: {exc or 'closed'}"))
+
+    # -- commands
+
+    def send(self, packed: bytes) -> asyncio.Future[Any]:
+        waiter: asyncio.Future[Any] = self._loop.create_future()
+        if self.lost is not None or self._transport is None:
+            waiter.set_exception(RedisConnectionError("connection to Redis lost"))
+            return waiter
+        self._waiters.append(waiter)
+        self._sent.append(self._loop.time())
+        if not self._out:  # the commands of one turn of the event loop go out in one write
+            self._loop.call_soon(self._flush)
+        self._out.append(packed)
+        if self._timer is None:
+            self._timer = self._loop.call_later(self._timeout, self._check_timeout)
+        return waiter
+
+    def _flush(self) -> None:
+        out, self._out = self._out, []
+        if out and self.lost is None and self._transport is not None:
+            self._transport.write(out[0] if len(out) == 1 else b"".join(out))
+
+    def _check_timeout(self) -> None:
+        self._timer = None
+        if not self._sent:
+            return
+        late = self._loop.time() - self._sent[0]
+        if late >= self._timeout:
+            self._fail(RedisTimeoutError(f"no reply from Redis in {self._timeout:g} s"))
+        else:
+            self._timer = self._loop.call_later(self._timeout - late, self._check_timeout)
+
+    def _fail(self, error: BaseException) -> None:
+        if self.lost is None:
+            self.lost = error
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        waiters, self._waiters = self._waiters, collections.deque()
+        self._sent.clear()
+        self._out.clear()
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_exception(error)
+        if self._transport is not None:
+            self._transport.abort()
+
+    def close(self) -> None:
+        self._fail(RedisConnectionError("connection closed"))
+
+
+class DirectConnection:
+    """A lazily opened, pipelined connection (see the module doc); safe to share between tasks
+    of one event loop. ``await execute(*args)`` returns the reply or raises."""
+
+    def __init__(self, url: str, config: StoreConfig) -> None:
+        if not supports(url):
+            raise ValueError(f"unsupported Redis URL for a direct connection: {url}")
+        options = parse_url(url)
+        self._host: str = options.get("host", "127.0.0.1")
+        self._port: int = int(options.get("port", 6379))
+        self._path: str | None = options.get("path")
+        self._db = int(options.get("db", 0) or 0)
+        self._username: str | None = options.get("username")
+        self._password: str | None = options.get("password")
+        self._config = config
+        self._backoff = ExponentialWithJitterBackoff(base=0.05, cap=1.0)
+        self._wire: _Wire | None = None
+        self._opening: asyncio.Future[_Wire] | None = None
+        self._closed = False
+
+    async def execute(self, *args: bytes | str | int | float) -> Any:
+        """Send one command and return its reply (error replies as ``ResponseError``)."""
+        packed = _pack(args)
+        failures = 0
+        while True:
+            try:
+                wire = self._wire
+                if wire is None or not wire.usable:
+                    wire = await self._open()
+                return await wire.send(packed)
+            except (RedisConnectionError, RedisTimeoutError, OSError, TimeoutError) as error:
+                failures += 1
+                if self._closed or failures > self._config.retries:
+                    if isinstance(error, RedisConnectionError | RedisTimeoutError):
+                        raise
+                    raise RedisConnectionError(f"cannot reach Redis: {error}") from error
+                await asyncio.sleep(self._backoff.compute(failures))
+
+    async def _open(self) -> _Wire:
+        if self._closed:
+            raise RedisConnectionError("the store is closed")
+        if self._opening is None:
+            self._opening = asyncio.ensure_future(self._connect())
+        opening = self._opening
+        try:
+            return await asyncio.shield(opening)
+        finally:
+            if opening.done() and self._opening is opening:
+                self._opening = None
+
+    async def _connect(self) -> _Wire:
+        loop = asyncio.get_running_loop()
+        wire = _Wire(loop, self._config.socket_timeout)
+        if self._path is not None:
+            connecting = loop.create_unix_connection(lambda: wire, self._path)
+        else:
+            connecting = loop.create_connection(lambda: wire, self._host, self._port)
+        await asyncio.wait_for(connecting, self._config.socket_connect_timeout)
+        setup: list[asyncio.Future[Any]] = []
+        if self._password is not None:
+            auth = ("AUTH", self._username, self._password) if self._username else None
+            setup.append(wire.send(_pack(auth or ("AUTH", self._password))))
+        if self._db:
+            setup.append(wire.send(_pack(("SELECT", self._db))))
+        for reply in await asyncio.gather(*setup):
+            if isinstance(reply, Exception):
+                wire.close()
+                raise RedisConnectionError(f"Redis refused the connection setup: {reply}")
+        if self._closed:
+            wire.close()
+            raise RedisConnectionError("the store is closed")
+        self._wire = wire
+        return wire
+
+    def close(self) -> None:
+        self._closed = True
+        if self._wire is not None:
+            self._wire.close()
+            self._wire = None

@@ -1,0 +1,87 @@
+"""The spliced frames of ``server.frames`` are byte for byte the codec's frames of the views."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+import pytest
+
+from protocol import codec
+from protocol import messages as m
+from server.engine import legal_actions
+from server.engine.events import Event
+from server.engine.views import event_for
+from server.frames import RoomFrames, update_frame
+from server.room import Room, Seat, act, create_room, join, leave, mark_away, room_view
+
+T0 = 1_700_000_000.0
+RECIPIENTS = (0, 1, None)
+
+
+def changes(seed: int) -> Iterator[tuple[Room, int, list[Event]]]:
+    """Every (room, seq, events) of a random match in a room of each mode."""
+    rnd = random.Random(seed)
+    mode = ("private", "quick", "ai")[seed % 3]
+    room, events = create_room(
+        room_id="rFRAMESFRAMES",
+        mode=mode,
+        creator=Seat(player="pA", name="Ann é"),
+        seed=seed,
+        now=T0,
+        level="easy" if mode == "ai" else None,
+        invite="INVITE23" if mode == "private" else None,
+        turn_seconds=rnd.choice((0, 30)),
+    )
+    seq = 0
+    yield room, seq, events
+    if mode == "private":
+        room, events, _ = join(room, Seat(player="pB", name="Bob"), T0)
+        seq += 1
+        yield room, seq, events
+    for step in range(400):
+        if room.status != "playing" or room.game is None:
+            break
+        game = room.game
+        seat = rnd.choice([s for s in (0, 1) if legal_actions(game, s)])
+        room, events = act(room, seat, rnd.choice(legal_actions(game, seat)), T0 + step)
+        seq += 1
+        yield room, seq, events
+        if rnd.random() < 0.02:
+            room, events = mark_away(room, rnd.choice((0, 1)), T0 + step)
+            seq += 1
+            yield room, seq, events
+    if room.status == "playing":
+        room, events = leave(room, 0, T0 + 1000)
+        yield room, seq + 1, events
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_frames_are_the_codec_frames_of_the_views(seed: int) -> None:
+    for room, seq, events in changes(seed):
+        frames = RoomFrames(room, seq, events)
+        for seat in RECIPIENTS:
+            shown = tuple(event_for(event, seat) for event in events)
+            view = room_view(room, seat)
+            update = m.Update(room=room.id, seq=seq, events=shown, view=view)
+            assert frames.update(seat) == codec.encode(update), (seq, seat)
+            snapshot = m.Snapshot(room=room.id, seq=seq, view=view)
+            assert frames.snapshot(seat) == codec.encode(snapshot), (seq, seat)
+            bare = m.Update(room=room.id, seq=seq, events=shown)
+            assert update_frame(room.id, seq, events, seat, None) == codec.encode(bare)
+
+
+def test_every_connection_of_a_recipient_gets_the_same_bytes() -> None:
+    room, seq, events = next(changes(1))
+    frames = RoomFrames(room, seq, events)
+    assert frames.update(None) is frames.update(None)
+    assert frames.view(0) is frames.view(0)
+    assert frames.update(0) != frames.update(1)
+
+
+def test_a_frame_over_the_limit_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    room, seq, events = next(changes(2))
+    monkeypatch.setattr(codec, "MAX_SERVER_FRAME", 64)
+    with pytest.raises(m.ProtocolError) as refused:
+        RoomFrames(room, seq, events).update(0)
+    assert refused.value.code == m.ErrorCode.FRAME_TOO_LARGE

@@ -1,0 +1,127 @@
+"""The hub's delivery: a change this process committed goes out at once (``Hub.deliver``), the
+feed's copy of it is then skipped, and every follower still gets every number once, in order."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+
+import pytest_asyncio
+
+from protocol import codec
+from protocol import messages as m
+from server.connection import Connection
+from server.engine import legal_actions
+from server.hub import Hub, encode_change, encode_room
+from server.ratelimit import TokenBucket
+from server.room import Room, Seat, act, create_room, join
+from server.store import Store
+
+T0 = 1_700_000_000.0
+
+
+class Peer:
+    """A connection whose frames are decoded into ``received`` (raw bytes in ``raw``)."""
+
+    def __init__(self, name: str) -> None:
+        self.received: list[m.ServerMessage] = []
+        self.raw: list[bytes] = []
+
+        async def send(frame: bytes) -> None:
+            self.raw.append(frame)
+            self.received.append(codec.decode(frame, direction="server"))  # type: ignore[arg-type]
+
+        async def close(code: int) -> None:
+            return None
+
+        self.conn = Connection(send, close, TokenBucket(1000, 1000, time.monotonic()), name)
+        self.conn.start()
+
+    def seqs(self) -> list[int]:
+        return [msg.seq for msg in self.received if isinstance(msg, m.Update)]
+
+
+@pytest_asyncio.fixture(loop_scope="function")
+async def hub(store: Store) -> AsyncIterator[Hub]:
+    feed = store.feed()
+    await feed.start()
+    made = Hub(store, feed)
+    made.start()
+    yield made
+    await made.stop()
+    await feed.close()
+
+
+async def _room(store: Store) -> Room:
+    room, events = create_room(
+        room_id="rHUB", mode="private", creator=Seat(player="pA", name="A"), seed=5, now=T0,
+        invite="HUBHUB",
+    )  # fmt: skip
+    assert await store.create_room(room.id, encode_room(room), encode_change(0, events, None))
+    joined, events, _ = join(room, Seat(player="pB", name="B"), T0)
+    assert (await store.commit(room.id, 0, encode_room(joined), encode_change(1, events, 0))).ok
+    return joined
+
+
+async def _commit(store: Store, room: Room, version: int) -> tuple[Room, list[dict[str, object]]]:
+    assert room.game is not None
+    seat = next(s for s in (0, 1) if legal_actions(room.game, s))
+    changed, events = act(room, seat, legal_actions(room.game, seat)[0], T0)
+    change = encode_change(version + 1, events, seat)
+    assert (await store.commit(room.id, version, encode_room(changed), change)).ok
+    return changed, events
+
+
+async def _settle(peers: list[Peer], seq: int) -> None:
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        if all(peer.seqs() and peer.seqs()[-1] >= seq for peer in peers):
+            await asyncio.sleep(0.1)  # and nothing more (no second copy) comes
+            return
+        await asyncio.sleep(0.01)
+
+
+async def test_a_local_change_reaches_each_follower_once(store: Store, hub: Hub) -> None:
+    room = await _room(store)
+    seat0, seat1, spectator, again = Peer("0"), Peer("1"), Peer("s"), Peer("s2")
+    for peer, seat in ((seat0, 0), (seat1, 1), (spectator, None), (again, None)):
+        await hub.follow(peer.conn, room.id, seat, 1)
+    version = 1
+    for _ in range(10):
+        room, events = await _commit(store, room, version)
+        version += 1
+        hub.deliver(room.id, version, room, events)
+        # sent at once, before the feed could bring it
+        assert all(peer.conn.rooms[room.id].last_seq == version for peer in (seat0, seat1))
+    await _settle([seat0, seat1, spectator, again], version)
+    for peer in (seat0, seat1, spectator, again):
+        assert peer.seqs() == list(range(2, version + 1))
+    assert spectator.raw == again.raw  # the same frames for the same recipient
+    assert hub.cached(room.id, version) is room
+
+
+async def test_a_follower_behind_is_caught_up_by_the_feed(store: Store, hub: Hub) -> None:
+    room = await _room(store)
+    ahead, behind = Peer("ahead"), Peer("behind")
+    await hub.follow(ahead.conn, room.id, 0, 1)
+    await hub.follow(behind.conn, room.id, 1, 0)  # has not seen number 1 yet
+    room, events = await _commit(store, room, 1)
+    hub.deliver(room.id, 2, room, events)
+    assert ahead.conn.rooms[room.id].last_seq == 2
+    assert behind.conn.rooms[room.id].last_seq == 0  # a gap: left to the feed's copy
+    await _settle([ahead, behind], 2)
+    assert ahead.seqs() == [2]
+    assert behind.seqs() == [1, 2]
+
+
+async def test_a_follower_catching_up_is_left_to_the_feed(store: Store, hub: Hub) -> None:
+    room = await _room(store)
+    peer = Peer("busy")
+    subscription = await hub.follow(peer.conn, room.id, 0, 1)
+    room, events = await _commit(store, room, 1)
+    async with subscription.lock:  # as during a catch-up
+        hub.deliver(room.id, 2, room, events)
+        assert subscription.last_seq == 1
+    await _settle([peer], 2)
+    assert peer.seqs() == [2]
