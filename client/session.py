@@ -306,6 +306,9 @@ class Session:
         message = self.message(request, **fields) if isinstance(request, str) else request
         if isinstance(message, m.Ping):
             raise TypeError("ping is answered by pong, not ack: use Session.ping()")
+        room = getattr(message, "room", None)
+        if message.t in _ROOM_RESULTS and isinstance(room, str):
+            self._forgotten.discard(room)
         ack = await self._call(message, timeout=timeout)
         self._after_ack(message, ack)
         return ack
@@ -402,6 +405,8 @@ class Session:
             try:
                 await ws.send(frame)
             except ConnectionClosed as error:
+                if self._ws is ws and not self.closed:
+                    self._ready.clear()
                 raise ConnectionLost(str(error)) from None
             answer = await asyncio.wait_for(asyncio.shield(future), deadline - loop.time())
         finally:

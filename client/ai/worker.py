@@ -31,6 +31,10 @@ log = logging.getLogger(__name__)
 POOLED_LEVELS = frozenset({"hard"})
 #: Errors after which the seat is no longer this worker's to play.
 LOST_SEAT_CODES = frozenset({"not_a_player", "not_your_seat", "not_found", "room_full"})
+#: Pause before deciding again after a move was refused for another reason (``internal``).
+RETRY_SECONDS = 0.2
+#: How long to wait for the update of a move before asking for it again.
+UPDATE_WAIT_SECONDS = 10.0
 
 
 @dataclass(frozen=True)
@@ -144,6 +148,10 @@ class Worker:
         except RequestError as error:
             log.info("seat not taken", extra={"room": room, "code": error.code})
             return
+        except ConnectionLost:
+            # Taken or not, the seat's lease tells the server to offer it again if need be.
+            log.info("seat not taken: connection lost", extra={"room": room})
+            return
         try:
             await self._play_seat(session, room, ack.result["seat"], level)
         except (SessionClosed, asyncio.CancelledError):
@@ -158,7 +166,7 @@ class Worker:
         while True:
             view = await session.wait_for(room, lambda v: _wants_move(v, seat), timeout=3600)
             if view["status"] == "finished" or view.get("seat") != seat:
-                with contextlib.suppress(RequestError):
+                with contextlib.suppress(RequestError, ConnectionLost):
                     await session.request("leave", room=room)
                 return
             seq = state.seq
@@ -176,11 +184,14 @@ class Worker:
                 if error.code in LOST_SEAT_CODES:
                     return
                 if error.code not in ("stale_sequence", "duplicate_request"):
+                    # e.g. internal while Redis restarts: nothing changed, decide again.
                     log.warning("move refused", extra={"room": room, "code": error.code})
-                await session.wait_seq(room, seq + 1, timeout=30)
+                    await asyncio.sleep(RETRY_SECONDS)
+                    continue
+                await _reach(session, room, seq + 1)
                 continue
             self.moves += 1
-            await session.wait_seq(room, ack.result["seq"], timeout=30)
+            await _reach(session, room, ack.result["seq"])
 
     async def _decide(self, level: str, game: Mapping[str, Any], seed: str) -> dict[str, Any]:
         if self._executor is not None and level in POOLED_LEVELS:
@@ -214,6 +225,15 @@ class Worker:
         await asyncio.gather(*self._seats.values(), return_exceptions=True)
         if self._session is not None:
             await self._session.close()
+
+
+async def _reach(session: Session, room: str, seq: int) -> None:
+    """Wait for the room's update ``seq``; if it does not come, ask for what was missed."""
+    try:
+        await session.wait_seq(room, seq, timeout=UPDATE_WAIT_SECONDS)
+    except TimeoutError:
+        log.warning("update missing: resuming the room", extra={"room": room, "seq": seq})
+        await session.resume(room)
 
 
 def _wants_move(view: Mapping[str, Any], seat: int) -> bool:
