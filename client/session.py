@@ -59,6 +59,8 @@ log = logging.getLogger(__name__)
 View = dict[str, Any]
 #: ``bye`` codes after which the session comes back by itself; any other one ends it.
 RETRY_BYE_CODES = frozenset({"idle_timeout", "going_away", "internal"})
+#: A connection that lasted this long resets the reconnect backoff.
+STABLE_SECONDS = 5.0
 _ROOM_RESULTS = ("create_room", "join_room", "quick_match", "watch", "resume")
 
 
@@ -172,6 +174,10 @@ class Session:
         self.last_bye: m.Bye | None = None
         self.closed_reason: str | None = None
         self._prefix = secrets.token_hex(4)
+        #: The first pause of the next reconnect: it keeps doubling while connections do not
+        #: last ``STABLE_SECONDS`` (a server that accepts and drops at once is not hammered).
+        self._next_delay = backoff[0]
+        self._connected_at = 0.0
         self._counter = 0
         self._pending: dict[m.RequestId, deque[asyncio.Future[m.ServerMessage]]] = {}
         self._ws: ClientConnection | None = None
@@ -211,6 +217,7 @@ class Session:
         except BaseException:
             await session.close()
             raise
+        session._connected_at = asyncio.get_running_loop().time()
         session._supervisor = asyncio.create_task(session._supervise(), name=f"session {url}")
         return session
 
@@ -645,11 +652,14 @@ class Session:
                 self.closed_reason = self._stop_code or "the connection dropped"
                 await self.close()
                 return
+            low, high = self.backoff
+            lasted = asyncio.get_running_loop().time() - self._connected_at
+            self._next_delay = low if lasted >= STABLE_SECONDS else min(self._next_delay * 2, high)
             await self._reconnect()
 
     async def _reconnect(self) -> None:
-        low, high = self.backoff
-        delay = low
+        high = self.backoff[1]
+        delay = self._next_delay
         first_wait = self._retry_after
         while not self.closed:
             wait = first_wait if first_wait is not None else delay * random.uniform(0.5, 1.0)
@@ -664,6 +674,7 @@ class Session:
             try:
                 await self._hello()
                 await self._resume_all()
+                self._connected_at = asyncio.get_running_loop().time()
                 self._ready.set()
                 return
             except RequestError as error:
