@@ -6,7 +6,7 @@ stores both atomically and only then tells anyone. Times are passed in (seconds 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -335,18 +335,32 @@ def act(room: Room, seat: int, action: Action, now: float) -> tuple[Room, list[E
     return replace(room, game=game, hand_log=log, status=status, turn_deadline=deadline), events
 
 
-def hand_record(room: Room) -> dict[str, Any] | None:
-    """The replay record of the hand that just ended (all cards shown), or None mid-hand."""
+def hand_record(
+    room: Room, number: int | None = None, hand_log: Sequence[Event] | None = None
+) -> dict[str, Any] | None:
+    """The replay record (all cards shown) of hand ``number`` (default: the current hand) from
+    its log (default: ``room.hand_log``), with its result; None while that hand is not over."""
     game = room.game
-    if game is None or game.phase not in (Phase.HAND_OVER, Phase.MATCH_OVER):
+    if game is None:
         return None
+    if number is None:
+        if game.phase not in (Phase.HAND_OVER, Phase.MATCH_OVER):
+            return None
+        number = game.hand_number
+    if not 0 < number <= len(game.results):
+        return None
+    events = list(room.hand_log if hand_log is None else hand_log)
+    last = events[-1] if events else {}
+    if last.get("type") == "match_over" and len(events) > 1:
+        last = events[-2]
     return {
-        "id": hand_id(room.id, game.hand_number),
+        "id": hand_id(room.id, number),
         "room": room.id,
-        "hand": game.hand_number,
+        "hand": number,
         "players": [seat.name for seat in room.seats],
-        "dealer": game.dealer,
-        "events": list(room.hand_log),
+        "dealer": events[0].get("dealer", game.dealer) if events else game.dealer,
+        "events": events,
+        "result": last if last.get("type") == "hand_over" else game.results[number - 1].to_dict(),
     }
 
 

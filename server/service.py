@@ -38,6 +38,7 @@ from server.room import (
     hand_id,
     hand_log_complete,
     hand_log_from_changes,
+    hand_record,
     join,
     leave,
     mark_away,
@@ -653,22 +654,12 @@ class Service:
             return
         current = number == game.hand_number and hand_log_complete(room)
         hand_log = room.hand_log if current else await self._stored_hand_log(room.id, number)
-        if not hand_log:
+        record = hand_record(room, number, hand_log) if hand_log else None
+        if record is None:
             return
-        result = game.results[number - 1]
-        last = hand_log[-1]
-        if last.get("type") == "match_over" and len(hand_log) > 1:
-            last = hand_log[-2]
-        record = {
-            "id": record_id,
-            "room": room.id,
-            "hand": number,
-            "players": [seat.name for seat in room.seats],
-            "dealer": hand_log[0].get("dealer"),
-            "events": list(hand_log),
-            "result": last if last.get("type") == "hand_over" else result.to_dict(),
-        }
         await self.store.save_hand(record_id, room.id, codec.pack(record), time.time())
+        result = game.results[number - 1]
+        last = record["result"]
         knocker = last.get("knocker")
         for index, seat in enumerate(room.seats):
             if seat.player is None or seat.ai is not None:

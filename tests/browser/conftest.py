@@ -2,8 +2,8 @@
 process and Redis (``gin_server`` from ``tests.support.fixtures``), with scripted opponents.
 
 The tests need the built web client (``client/web/dist``, from ``npm run build``), the
-``playwright`` package and ``/usr/bin/chromium``. Without them the tests are skipped, unless
-``GIN_REQUIRE_BROWSER=1`` (set by ``make test``) makes a missing piece a failure.
+``playwright`` package and ``/usr/bin/chromium`` (``make test`` provides all three); a missing
+piece fails the tests with what to install.
 """
 
 from __future__ import annotations
@@ -29,11 +29,6 @@ if TYPE_CHECKING:
 
 ROOT = Path(__file__).resolve().parents[2]
 DIST = ROOT / "client" / "web" / "dist" / "index.html"
-REQUIRED = os.environ.get("GIN_REQUIRE_BROWSER") == "1"
-
-if importlib.util.find_spec("playwright") is None and not REQUIRED:
-    # the test modules cannot even be imported: leave them out (make test requires them)
-    collect_ignore_glob = ["test_*.py"]
 
 
 def _missing() -> str | None:
@@ -50,9 +45,7 @@ def _missing() -> str | None:
 def browser() -> Iterator[Browser]:
     missing = _missing()
     if missing is not None:
-        if REQUIRED:
-            pytest.fail(missing, pytrace=False)
-        pytest.skip(missing)
+        pytest.fail(missing, pytrace=False)
     sync_api = importlib.import_module("playwright.sync_api")
     with sync_api.sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)

@@ -1191,3 +1191,15 @@ def test_a_forfeit_owes_the_match_only() -> None:
     assert after.status == "finished"
     assert owed_records(room, after) == [MATCH_RECORDS]
     assert not records_due(room, "1") and not records_due(room, "x")
+
+
+def test_the_record_of_an_earlier_hand_from_its_log_is_the_one_made_at_its_end() -> None:
+    rnd = random.Random(21)
+    room, _ = play_hand(quick_room(seed=21), rnd)
+    at_the_end = hand_record(room)
+    assert at_the_end is not None and "result" in at_the_end
+    log = list(room.hand_log)
+    room, _ = act(room, 0, Action("next_hand"), T0)
+    assert hand_record(room) is None  # the current hand is not over
+    assert hand_record(room, 1, log) == at_the_end
+    assert hand_record(room, 2, log) is None  # not over yet
