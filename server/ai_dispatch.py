@@ -120,6 +120,11 @@ class AiDispatcher:
                     requests = await self._store.reclaim_stale_ai_requests(
                         self.consumer, STALE_MS, count=self._free_total()
                     )
+                    for request in requests:
+                        log.warning(
+                            "AI seat offer not taken: handed again",
+                            extra={"room": request.room_id, "seat": request.seat},
+                        )
                 if not requests:
                     requests = await self._store.claim_ai_requests(
                         self.consumer, count=self._free_total(), block_ms=CLAIM_BLOCK_MS

@@ -29,12 +29,16 @@ MAX_QUEUED_FRAMES = 1024
 @dataclass(eq=False)
 class Subscription:
     """A connection's place in one room: its seat (None: spectator) and the last sequence
-    number it was sent. The lock keeps catch-up and live updates of the room in order."""
+    number it was sent. The lock keeps catch-up and live updates of the room in order. Live
+    updates wait until the first catch-up or snapshot (sent after the request's ack) has
+    started: a client learns of the room from the ack, and drops frames of a room it does not
+    know yet."""
 
     room_id: str
     seat: int | None
     last_seq: int
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    started: bool = False
 
 
 class Connection:

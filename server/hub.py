@@ -167,6 +167,7 @@ class Hub:
             return await self._snapshot(conn, subscription)
 
     async def _catch_up(self, conn: Connection, subscription: Subscription) -> tuple[str, int]:
+        subscription.started = True
         loaded = await self._load(subscription.room_id)
         if loaded is None:
             return "events", subscription.last_seq
@@ -194,6 +195,7 @@ class Hub:
         subscription: Subscription,
         loaded: tuple[int, Room] | None = None,
     ) -> int:
+        subscription.started = True
         loaded = loaded or await self._load(subscription.room_id)
         if loaded is None:
             return subscription.last_seq
@@ -240,6 +242,7 @@ class Hub:
             subscription = conn.rooms.get(room_id)
             if (
                 subscription is None
+                or not subscription.started
                 or subscription.last_seq != seq - 1
                 or subscription.lock.locked()
             ):
@@ -261,7 +264,7 @@ class Hub:
         frames = RoomFrames(room, seq, decode_change(update.change))
         for conn in list(followers):
             subscription = conn.rooms.get(update.room_id)
-            if subscription is None:
+            if subscription is None or not subscription.started:
                 continue
             async with subscription.lock:
                 if seq <= subscription.last_seq:
@@ -275,7 +278,7 @@ class Hub:
     @staticmethod
     def _served(conn: Connection, room_id: str, seq: int) -> bool:
         subscription = conn.rooms.get(room_id)
-        return subscription is None or subscription.last_seq >= seq
+        return subscription is None or not subscription.started or subscription.last_seq >= seq
 
     async def _resync(self, room_id: str) -> None:
         for conn in list(self._followers.get(room_id, ())):

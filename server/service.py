@@ -501,6 +501,7 @@ class Service:
             if held.status == "playing" and level and held.seats[seat].ai_player == conn.player_id:
                 asked.append((room_id, seat, level))
         for room_id, seat, level in asked:
+            log.info("AI seat given back by its worker", extra={"room": room_id, "seat": seat})
             await self.ai_seats.request(room_id, seat, level)
 
     async def _mark_away(self, conn: Connection) -> None:

@@ -66,6 +66,10 @@ STALL_SECONDS = 25.0
 #: The whole test, cleanup included.
 RUN_TIMEOUT = 150.0
 LEASE_LOST = "AI seat lost its player"
+#: An offer the worker never took (it froze first) is handed again from the request stream.
+OFFER_AGAIN = "AI seat offer not taken: handed again"
+#: A worker's connection to a live server closed: that server asks for its seats at once.
+GIVEN_BACK = "AI seat given back by its worker"
 
 
 @dataclass
@@ -232,13 +236,14 @@ class Chaos:
 
     async def check_orphans(self) -> int:
         """Every seat the worker that went down with its server played, and that was played
-        again afterwards, was asked for again by its lease running out: nothing else could
-        know it had lost its player. Returns how many."""
+        again afterwards, was asked for again first: by its lease running out, by an untaken
+        offer handed again, or by a live server the worker was also connected to. No seat is
+        taken over unasked. Returns how many."""
         asked = {
             record.get("room")
             for server in self.servers
             for record in server.log_records()
-            if record.get("msg") == LEASE_LOST
+            if record.get("msg") in (LEASE_LOST, OFFER_AGAIN, GIVEN_BACK)
         }
         played_again = 0
         for room, seq in self.orphaned.items():

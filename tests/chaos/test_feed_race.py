@@ -60,8 +60,9 @@ async def test_followers_that_arrive_together_all_get_the_next_update(redis_url:
         await asyncio.sleep(0)
         # ... while the worker's join_room does what it always does: unfollow, then follow.
         await hub.unfollow(worker, "race")
-        await following
-        await hub.follow(worker, "race", 1, 0)
+        subscriptions = [await following, await hub.follow(worker, "race", 1, 0)]
+        for conn, subscription in zip((player, worker), subscriptions, strict=True):
+            await hub.catch_up(conn, subscription)  # as after each request's ack
         print(f"\nfeed rooms after both followed: {sorted(feed.rooms)}")
 
         result = await store.commit(

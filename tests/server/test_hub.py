@@ -11,7 +11,7 @@ import pytest_asyncio
 
 from protocol import codec
 from protocol import messages as m
-from server.connection import Connection
+from server.connection import Connection, Subscription
 from server.engine import legal_actions
 from server.hub import Hub, encode_change, encode_room
 from server.ratelimit import TokenBucket
@@ -82,11 +82,20 @@ async def _settle(peers: list[Peer], seq: int) -> None:
         await asyncio.sleep(0.01)
 
 
+async def _follow(
+    hub: Hub, peer: Peer, room_id: str, seat: int | None, last_seq: int
+) -> Subscription:
+    """Follow as the service does: the catch-up after the request's ack starts live updates."""
+    subscription = await hub.follow(peer.conn, room_id, seat, last_seq)
+    await hub.catch_up(peer.conn, subscription)
+    return subscription
+
+
 async def test_a_local_change_reaches_each_follower_once(store: Store, hub: Hub) -> None:
     room = await _room(store)
     seat0, seat1, spectator, again = Peer("0"), Peer("1"), Peer("s"), Peer("s2")
     for peer, seat in ((seat0, 0), (seat1, 1), (spectator, None), (again, None)):
-        await hub.follow(peer.conn, room.id, seat, 1)
+        await _follow(hub, peer, room.id, seat, 1)
     version = 1
     for _ in range(10):
         room, events = await _commit(store, room, version)
@@ -104,8 +113,9 @@ async def test_a_local_change_reaches_each_follower_once(store: Store, hub: Hub)
 async def test_a_follower_behind_is_caught_up_by_the_feed(store: Store, hub: Hub) -> None:
     room = await _room(store)
     ahead, behind = Peer("ahead"), Peer("behind")
-    await hub.follow(ahead.conn, room.id, 0, 1)
-    await hub.follow(behind.conn, room.id, 1, 0)  # has not seen number 1 yet
+    await _follow(hub, ahead, room.id, 0, 1)
+    behind_subscription = await hub.follow(behind.conn, room.id, 1, 0)  # has not seen 1 yet
+    behind_subscription.started = True  # as after its ack, before its catch-up sent anything
     room, events = await _commit(store, room, 1)
     hub.deliver(room.id, 2, room, events)
     assert ahead.conn.rooms[room.id].last_seq == 2
@@ -118,10 +128,25 @@ async def test_a_follower_behind_is_caught_up_by_the_feed(store: Store, hub: Hub
 async def test_a_follower_catching_up_is_left_to_the_feed(store: Store, hub: Hub) -> None:
     room = await _room(store)
     peer = Peer("busy")
-    subscription = await hub.follow(peer.conn, room.id, 0, 1)
+    subscription = await _follow(hub, peer, room.id, 0, 1)
     room, events = await _commit(store, room, 1)
     async with subscription.lock:  # as during a catch-up
         hub.deliver(room.id, 2, room, events)
         assert subscription.last_seq == 1
     await _settle([peer], 2)
     assert peer.seqs() == [2]
+
+
+async def test_nothing_reaches_a_follower_before_its_first_catch_up(store: Store, hub: Hub) -> None:
+    """The client learns of the room from the ack, which goes out before the catch-up: an
+    update sent before it would reach a client that drops it (a room it does not know)."""
+    room = await _room(store)
+    peer = Peer("joining")
+    subscription = await hub.follow(peer.conn, room.id, 0, -1)
+    room, events = await _commit(store, room, 1)
+    hub.deliver(room.id, 2, room, events)
+    await asyncio.sleep(0.3)  # the feed's copy arrives meanwhile
+    assert peer.seqs() == [] and subscription.last_seq == -1
+    await hub.catch_up(peer.conn, subscription)
+    await _settle([peer], 2)
+    assert peer.seqs() == [0, 1, 2]
