@@ -1,5 +1,5 @@
 """One client connection, independent of the transport: who it is, what it may still send,
-and an outbound queue drained by its own writer so that a slow client never blocks the others.
+and the frames waiting to go out to it, so that a slow client never blocks the others.
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from protocol import codec
 from protocol.messages import Bye, Error, ErrorCode, Message, RequestId
@@ -18,12 +19,21 @@ from server.ratelimit import TokenBucket
 log = logging.getLogger(__name__)
 
 SendBytes = Callable[[bytes], Awaitable[None]]
-#: Sends several frames at once (one socket write where the transport allows).
-SendFrames = Callable[[list[bytes]], Awaitable[None]]
 Close = Callable[[int], Awaitable[None]]
 
 #: Frames that may wait for a slow client before it is cut off.
 MAX_QUEUED_FRAMES = 1024
+
+
+class FrameWriter(Protocol):
+    """Writes frames to the socket at once, several with one write."""
+
+    def write(self, frames: list[bytes]) -> bool:
+        """Write the frames now; False (nothing written) while the transport's buffer is
+        full; ``ConnectionError`` once the connection is closed."""
+
+    async def writable(self) -> None:
+        """Return once the transport's buffer has room again."""
 
 
 @dataclass(eq=False)
@@ -42,16 +52,21 @@ class Subscription:
 
 
 class Connection:
+    """Frames sent to a connection wait in a list and go out together: at the latest in the
+    next turn of the event loop, or at once where the caller knows a batch is complete
+    (``flush``: an ack and its update, one socket write). Only a transport that cannot take
+    them (a full buffer, or one without a ``FrameWriter``) gets a task that waits for it."""
+
     def __init__(
         self,
         send_bytes: SendBytes,
         close: Close,
         bucket: TokenBucket,
         peer: str = "",
-        send_frames: SendFrames | None = None,
+        writer: FrameWriter | None = None,
     ) -> None:
         self._send_bytes = send_bytes
-        self._send_frames = send_frames
+        self._writer = writer
         self._close = close
         self.bucket = bucket
         self.peer = peer
@@ -60,31 +75,55 @@ class Connection:
         self.client: str | None = None
         self.is_worker = False
         self.rooms: dict[str, Subscription] = {}
+        #: Set once no frame will be sent any more (the socket is gone, or closing).
         self.closed = asyncio.Event()
-        self._queue: asyncio.Queue[bytes | None] = asyncio.Queue(MAX_QUEUED_FRAMES)
-        self._writer: asyncio.Task[None] | None = None
-        #: The websocket close code once the writer stops (``bye`` may set another).
+        self._loop = asyncio.get_running_loop()
+        self._pending: list[bytes] = []
+        self._flush_scheduled = False
+        self._drain_task: asyncio.Task[None] | None = None
+        self._closing = False
+        self._close_task: asyncio.Task[None] | None = None
+        #: The websocket close code once the connection closes (``bye`` may set another).
         self.close_code = 1000
 
-    def start(self) -> None:
-        self._writer = asyncio.create_task(self._write(), name=f"writer {self.peer}")
-
     def send(self, message: Message) -> None:
-        """Queue a message; a client that lets the queue fill up is disconnected."""
+        """Queue a message; a client that lets too many frames wait is disconnected."""
         if not self.closed.is_set():
             self.send_frame(codec.encode(message, validate=False))
 
     def send_frame(self, frame: bytes) -> None:
         """Queue an encoded frame (``server.frames``), as ``send`` does a message."""
-        if self.closed.is_set():
+        if self.closed.is_set() or self._closing:
             return
-        try:
-            self._queue.put_nowait(frame)
-        except asyncio.QueueFull:
+        if len(self._pending) >= MAX_QUEUED_FRAMES:
             log.warning("slow client cut off", extra={"peer": self.peer})
-            self.closed.set()
-            self._queue = asyncio.Queue(1)
-            self._queue.put_nowait(None)
+            self._pending.clear()
+            self._shut()
+            return
+        self._pending.append(frame)
+        if not self._flush_scheduled:
+            self._flush_scheduled = True
+            self._loop.call_soon(self._scheduled_flush)
+
+    def flush(self) -> None:
+        """Write the waiting frames now, if the transport takes them."""
+        if not self._pending or self._drain_task is not None or self.closed.is_set():
+            return
+        if self._writer is not None:
+            frames, self._pending = self._pending, []
+            try:
+                written = self._writer.write(frames)
+            except Exception:  # the socket went away: the reader notices and cleans up
+                log.debug("write failed", exc_info=True)
+                self._shut()
+                return
+            if written:
+                metrics.FRAMES_OUT.inc(len(frames))
+                if self._closing:
+                    self._shut()
+                return
+            self._pending[:0] = frames
+        self._drain_task = asyncio.create_task(self._drain(), name=f"writer {self.peer}")
 
     def error(
         self,
@@ -93,52 +132,64 @@ class Connection:
         message: str,
         detail: dict[str, object] | None = None,
     ) -> None:
-        metrics.ERRORS.labels(code=code.value).inc()
+        metrics.count_error(code.value)
         self.send(Error(id=request_id, code=code.value, message=message, detail=detail))
 
     def bye(self, code: str, message: str, close_code: int = 1000) -> None:
-        """Say ``bye`` and close once the queued frames are out, with ``close_code`` (1008
-        for a policy violation, ``docs/protocol.md``)."""
+        """Say ``bye`` and close once the waiting frames are out, with ``close_code`` (1008
+        for a policy violation, ``docs/protocol.md``). Nothing sent after it goes out."""
         self.close_code = close_code
         self.send(Bye(code=code, message=message))
-        with contextlib.suppress(asyncio.QueueFull):
-            self._queue.put_nowait(None)
-
-    async def _write(self) -> None:
-        try:
-            while True:
-                frame = await self._queue.get()
-                if frame is None:
-                    break
-                if self._send_frames is None:
-                    await self._send_bytes(frame)
-                    metrics.FRAMES_OUT.inc()
-                    continue
-                # The frames queued meanwhile (an ack and its update) go out together.
-                frames = [frame]
-                stop = False
-                while not stop and not self._queue.empty():
-                    more = self._queue.get_nowait()
-                    if more is None:
-                        stop = True
-                    else:
-                        frames.append(more)
-                await self._send_frames(frames)
-                metrics.FRAMES_OUT.inc(len(frames))
-                if stop:
-                    break
-        except Exception:  # the socket went away: the reader notices and cleans up
-            log.debug("writer stopped", exc_info=True)
-        finally:
-            self.closed.set()
-            with contextlib.suppress(Exception):
-                await self._close(self.close_code)
+        self._closing = True
 
     async def drain_and_stop(self) -> None:
-        """Let queued frames go out (bounded), then stop the writer."""
-        with contextlib.suppress(asyncio.QueueFull):
-            self._queue.put_nowait(None)
-        if self._writer is not None:
+        """Let waiting frames go out (bounded), then close."""
+        self._closing = True
+        self.flush()
+        drain = self._drain_task
+        if drain is not None:
             with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
-                await asyncio.wait_for(asyncio.shield(self._writer), 2.0)
-            self._writer.cancel()
+                await asyncio.wait_for(asyncio.shield(drain), 2.0)
+            drain.cancel()
+        self._shut()
+        if self._close_task is not None:
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await self._close_task
+
+    def _scheduled_flush(self) -> None:
+        self._flush_scheduled = False
+        self.flush()
+        if self._closing and not self._pending and self._drain_task is None:
+            self._shut()
+
+    async def _drain(self) -> None:
+        """Write what waits, waiting for the transport as long as it needs."""
+        try:
+            while self._pending and not self.closed.is_set():
+                frames, self._pending = self._pending, []
+                if self._writer is None:
+                    for frame in frames:
+                        await self._send_bytes(frame)
+                else:
+                    await self._writer.writable()
+                    if not self._writer.write(frames):
+                        self._pending[:0] = frames
+                        continue
+                metrics.FRAMES_OUT.inc(len(frames))
+        except Exception:  # the socket went away: the reader notices and cleans up
+            log.debug("writer stopped", exc_info=True)
+            self._shut()
+        finally:
+            self._drain_task = None
+        if self._closing:
+            self._shut()
+
+    def _shut(self) -> None:
+        """No more frames: close the websocket (once)."""
+        self.closed.set()
+        if self._close_task is None:
+            self._close_task = asyncio.create_task(self._closed_with(self.close_code))
+
+    async def _closed_with(self, code: int) -> None:
+        with contextlib.suppress(Exception):
+            await self._close(code)

@@ -248,6 +248,7 @@ class Hub:
             ):
                 continue
             conn.send_frame(frames.update(subscription.seat))
+            conn.flush()
             subscription.last_seq = seq
 
     async def _deliver(self, update: RoomUpdate) -> None:
@@ -271,6 +272,7 @@ class Hub:
                     continue
                 if seq == subscription.last_seq + 1:
                     conn.send_frame(frames.update(subscription.seat))
+                    conn.flush()
                     subscription.last_seq = seq
                 else:
                     await self._catch_up(conn, subscription)

@@ -22,3 +22,22 @@ ACTION_LATENCY = Histogram(
     buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0),
     registry=REGISTRY,
 )
+
+_ACTIONS_BY_KIND: dict[str, Counter] = {}
+_ERRORS_BY_CODE: dict[str, Counter] = {}
+
+
+def count_action(kind: str) -> None:
+    """``ACTIONS.labels(kind=kind).inc()``, with the labelled child looked up once."""
+    child = _ACTIONS_BY_KIND.get(kind)
+    if child is None:
+        child = _ACTIONS_BY_KIND[kind] = ACTIONS.labels(kind=kind)
+    child.inc()
+
+
+def count_error(code: str) -> None:
+    """``ERRORS.labels(code=code).inc()``, with the labelled child looked up once."""
+    child = _ERRORS_BY_CODE.get(code)
+    if child is None:
+        child = _ERRORS_BY_CODE[code] = ERRORS.labels(code=code)
+    child.inc()

@@ -421,7 +421,7 @@ class Service:
                 {"seq": result.version},
             )
         self.hub.remember(room.id, result.version, changed)
-        metrics.ACTIONS.labels(kind=action.kind).inc()
+        metrics.count_action(action.kind)
         metrics.ACTION_LATENCY.observe(time.perf_counter() - started)
         await self._after_change(room, changed)
 

@@ -17,7 +17,8 @@ from websockets.exceptions import InvalidState
 from protocol import codec
 from protocol.messages import ErrorCode, Ping, ProtocolError
 from server import metrics
-from server.connection import Connection, SendFrames
+from server.connection import Connection
+from server.idle import IdleWatch
 from server.ratelimit import TokenBucket
 from server.service import Service
 from server.settings import Settings
@@ -46,7 +47,7 @@ async def serve_websocket(websocket: WebSocket) -> None:
     service: Service = websocket.app.state.service
     settings: Settings = websocket.app.state.settings
     if not origin_allowed(websocket, settings):
-        metrics.ERRORS.labels(code=ErrorCode.BAD_ORIGIN.value).inc()
+        metrics.count_error(ErrorCode.BAD_ORIGIN.value)
         await websocket.close(code=1008, reason="origin not allowed")
         return
     await websocket.accept()
@@ -64,9 +65,8 @@ async def serve_websocket(websocket: WebSocket) -> None:
         close,
         TokenBucket(settings.rate_per_second, settings.rate_burst, time.monotonic()),
         peer,
-        send_frames=_frames_sender(websocket),
+        writer=frame_writer(websocket),
     )
-    conn.start()
     metrics.CONNECTIONS.inc()
     websocket.app.state.connections.add(conn)
     try:
@@ -82,28 +82,39 @@ async def serve_websocket(websocket: WebSocket) -> None:
         await conn.drain_and_stop()
 
 
-def _frames_sender(websocket: WebSocket) -> SendFrames | None:
-    """Send several frames with one socket write, straight to uvicorn's sans-I/O websocket
-    protocol (what its ASGI ``send`` does for one ``websocket.send``, less Starlette's and the
-    ASGI layers that only pass the message on). None when the connection is served by another
-    implementation: frames then go through ``websocket.send_bytes`` one by one."""
-    protocol = _sansio_protocol(websocket)
-    if protocol is None:
-        return None
+class SansIOWriter:
+    """Frames straight to uvicorn's sans-I/O websocket protocol, several with one socket write
+    (what its ASGI ``send`` does for one ``websocket.send``, less Starlette's and the ASGI
+    layers that only pass the message on, and without waiting for a turn of the loop)."""
 
-    async def send_frames(frames: list[bytes]) -> None:
-        if not protocol.writable.is_set():  # the transport's buffer is full: wait
-            await protocol.writable.wait()
+    __slots__ = ("_protocol",)
+
+    def __init__(self, protocol: WebSocketsSansIOProtocol) -> None:
+        self._protocol = protocol
+
+    def write(self, frames: list[bytes]) -> bool:
+        protocol = self._protocol
         if protocol.disconnected or protocol.close_sent or protocol.initial_response is not None:
             raise ConnectionError("the websocket is closed")
+        if not protocol.writable.is_set():  # the transport's buffer is full
+            return False
         try:
             for frame in frames:
                 protocol.conn.send_binary(frame)
         except InvalidState as error:
             raise ConnectionError("the websocket is closed") from error
         protocol.transport.write(b"".join(protocol.conn.data_to_send()))
+        return True
 
-    return send_frames
+    async def writable(self) -> None:
+        await self._protocol.writable.wait()
+
+
+def frame_writer(websocket: WebSocket) -> SansIOWriter | None:
+    """The fast writer of the websocket; None when the connection is served by another
+    implementation: frames then go through ``websocket.send_bytes`` one by one."""
+    protocol = _sansio_protocol(websocket)
+    return SansIOWriter(protocol) if protocol is not None else None
 
 
 def _sansio_protocol(websocket: WebSocket) -> WebSocketsSansIOProtocol | None:
@@ -128,17 +139,35 @@ def _sansio_protocol(websocket: WebSocket) -> WebSocketsSansIOProtocol | None:
 async def _read_loop(
     websocket: WebSocket, conn: Connection, service: Service, settings: Settings
 ) -> None:
+    watch = IdleWatch(settings.idle_timeout_seconds)
+    try:
+        await _read_frames(websocket, conn, service, settings, watch)
+    except asyncio.CancelledError:
+        if not watch.expired:
+            raise
+        task = asyncio.current_task()
+        if task is not None:
+            task.uncancel()
+        conn.bye(ErrorCode.IDLE_TIMEOUT.value, "no frame for too long; reconnect to resume")
+    finally:
+        watch.stop()
+
+
+async def _read_frames(
+    websocket: WebSocket,
+    conn: Connection,
+    service: Service,
+    settings: Settings,
+    watch: IdleWatch,
+) -> None:
     strikes = 0
     while not conn.closed.is_set():
+        watch.waiting()
         try:
-            # asyncio.timeout, not wait_for: on Python 3.11 wait_for makes a task per frame
-            async with asyncio.timeout(settings.idle_timeout_seconds):
-                message = await websocket.receive()
-        except TimeoutError:
-            conn.bye(ErrorCode.IDLE_TIMEOUT.value, "no frame for too long; reconnect to resume")
-            return
+            message = await websocket.receive()
         except (WebSocketDisconnect, RuntimeError):
             return
+        watch.got_frame()
         if message["type"] == "websocket.disconnect":
             return
         metrics.FRAMES_IN.inc()
@@ -170,7 +199,7 @@ async def _handle_frame(conn: Connection, service: Service, frame: bytes, strike
         request = codec.decode(frame, direction="client", max_size=len(frame) + 1)
     except ProtocolError as error:
         conn.send(error.to_message())
-        metrics.ERRORS.labels(code=str(error.code)).inc()
+        metrics.count_error(str(error.code))
         return strikes + 1
     if not isinstance(request, Ping) and not conn.bucket.allow(time.monotonic()):
         conn.error(
@@ -179,4 +208,5 @@ async def _handle_frame(conn: Connection, service: Service, frame: bytes, strike
         return strikes + 1
     with contextlib.suppress(asyncio.CancelledError):
         await service.handle(conn, request)
+    conn.flush()
     return 0

@@ -31,7 +31,6 @@ def _connection(name: str, received: list[m.ServerMessage]) -> Connection:
         return None
 
     conn = Connection(send, close, TokenBucket(1000, 1000, time.monotonic()), name)
-    conn.start()
     return conn
 
 

@@ -36,7 +36,6 @@ class Peer:
             return None
 
         self.conn = Connection(send, close, TokenBucket(1000, 1000, time.monotonic()), name)
-        self.conn.start()
 
     def seqs(self) -> list[int]:
         return [msg.seq for msg in self.received if isinstance(msg, m.Update)]

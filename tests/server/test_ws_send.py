@@ -16,7 +16,7 @@ from starlette.routing import WebSocketRoute
 from starlette.websockets import WebSocket
 from websockets.asyncio.client import connect
 
-from server.ws import _frames_sender
+from server.ws import frame_writer
 
 FRAMES = [b"\x81\xa1t\xa3ack", b"\x81\xa1t\xa6update", b"x" * 70_000]
 
@@ -34,16 +34,18 @@ async def served() -> AsyncIterator[tuple[Served, int]]:
 
     async def endpoint(websocket: WebSocket) -> None:
         await websocket.accept()
-        send_frames = _frames_sender(websocket)
-        state.found.append(send_frames is not None)
+        writer = frame_writer(websocket)
+        state.found.append(writer is not None)
         try:
-            assert send_frames is not None
-            await send_frames(FRAMES[:2])
-            await send_frames(FRAMES[2:])
+            assert writer is not None
+            await writer.writable()
+            assert writer.write(FRAMES[:2])
+            await writer.writable()
+            assert writer.write(FRAMES[2:])
             await websocket.receive()  # the client's close
             await asyncio.sleep(0.05)
             with pytest.raises(ConnectionError):
-                await send_frames([b"too late"])
+                writer.write([b"too late"])
         except BaseException as error:
             state.errors.append(error)
         finally:
