@@ -16,6 +16,11 @@ away is lost, so on ``FeedReconnected`` the caller resyncs each of its rooms wit
 ``Store.changes_since(room, last_seq)`` (or sends a snapshot when that returns None), and
 drops updates whose ``seq`` it has already handled. The same holds after ``add``: subscribe
 first, then load the room, then apply only updates above the loaded version.
+
+The connection is ``server.store.subscriber``'s: an ``asyncio.Protocol`` parsing Redis's
+replies with hiredis and handing each one to the feed as it arrives (a message costs a
+parse, a decode and a queue put, no task wake-up of its own). For URLs it does not serve
+(TLS), redis-py's ``PubSub`` reads them instead, with the same behaviour.
 """
 
 from __future__ import annotations
@@ -23,19 +28,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import typing
 import uuid
-from collections.abc import Awaitable
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any
 
 from redis.asyncio import Redis
-from redis.asyncio.client import PubSub
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
 from server import keys
 from server.store._base import StoreConfig
+from server.store.subscriber import FeedSink, Subscriber, open_subscriber, supports
 
 __all__ = [
     "FeedItem",
@@ -101,11 +105,12 @@ class RoomFeed:
         self._config = config or StoreConfig()
         self._own_channel = keys.feed_channel(uuid.uuid4().hex).encode()
         self._rooms: set[str] = set()
+        self._channels: dict[bytes, str] = {}  # the rooms' channels -> room ids
         self._confirmed: set[bytes] = set()
         self._waiters: dict[bytes, list[asyncio.Future[None]]] = {}
         self._queue: asyncio.Queue[FeedItem | None] = asyncio.Queue()
-        self._client: Redis | None = None
-        self._pubsub: PubSub | None = None
+        self._sink = FeedSink(self._on_message, self._on_subscribed, self._on_unsubscribed)
+        self._link: _Link | None = None
         self._task: asyncio.Task[None] | None = None
         self._ready = asyncio.Event()
         self._resync_after: bytes | None = None
@@ -166,11 +171,12 @@ class RoomFeed:
         subscribed on the next reconnect, which ``FeedReconnected`` reports)."""
         channel = keys.room_channel(room_id).encode()
         self._rooms.add(room_id)
+        self._channels[channel] = room_id
         if self._task is None or self._closed or channel in self._confirmed:
             return
         waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._waiters.setdefault(channel, []).append(waiter)
-        await self._send(self._pubsub, "subscribe", channel)
+        await self._send("subscribe", channel)
         try:
             await asyncio.wait_for(asyncio.shield(waiter), self._config.feed_subscribe_timeout)
         except TimeoutError:
@@ -186,8 +192,9 @@ class RoomFeed:
         if it was already queued)."""
         channel = keys.room_channel(room_id).encode()
         self._rooms.discard(room_id)
+        self._channels.pop(channel, None)
         self._confirmed.discard(channel)
-        await self._send(self._pubsub, "unsubscribe", channel)
+        await self._send("unsubscribe", channel)
 
     # -- iteration ---------------------------------------------------------------------------
 
@@ -206,17 +213,17 @@ class RoomFeed:
                 continue  # queued before the room was removed
             return item
 
-    # -- the reader task ---------------------------------------------------------------------
+    # -- the connection task -----------------------------------------------------------------
 
     async def _run(self) -> None:
         delay = self._config.feed_reconnect_min
         was_connected = False
         while True:
             try:
-                await self._connect(resync=was_connected)
+                link = await self._connect(resync=was_connected)
                 was_connected = True
                 delay = self._config.feed_reconnect_min
-                await self._read()
+                await link.serve()
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # any failure: drop the connection and start over
@@ -225,34 +232,140 @@ class RoomFeed:
             await asyncio.sleep(delay)
             delay = min(delay * 2, self._config.feed_reconnect_max)
 
-    async def _connect(self, *, resync: bool) -> None:
-        # No retries inside redis-py: every connection error reaches _run, which builds a new
-        # connection and then reports FeedReconnected (nothing reconnects behind our back).
-        client = Redis.from_url(
-            self._url,
+    async def _connect(self, *, resync: bool) -> _Link:
+        self._confirmed.clear()
+        link: _Link
+        if supports(self._url):
+            link = _WireLink(await open_subscriber(self._url, self._config, self._sink))
+        else:
+            link = _PubSubLink(self._url, self._config, self._sink)
+        try:
+            await link.subscribe(self._own_channel)  # the redis-py link connects here
+            rooms = list(self._channels)
+            # Confirmations arrive in order: the last one completes the resubscription.
+            self._resync_after = (rooms[-1] if rooms else self._own_channel) if resync else None
+            self._link = link  # from here on add()/remove() send on this connection
+            if rooms:
+                await link.subscribe(*rooms)
+        except BaseException:
+            if self._link is not link:
+                await link.close()
+            raise
+        return link
+
+    # -- what the connection reports (synchronously, in Redis's order) ----------------------
+
+    def _on_message(self, channel: bytes, data: bytes) -> None:
+        room_id = self._channels.get(channel)
+        if room_id is None:
+            return  # a late message of a removed room
+        try:
+            seq, change, state = decode_room_message(data)
+        except ValueError:
+            log.error("dropping a malformed message on %r", channel)
+            return
+        self._queue.put_nowait(RoomUpdate(room_id, seq, change, state))
+
+    def _on_subscribed(self, channel: bytes) -> None:
+        self._confirmed.add(channel)
+        waiters = self._waiters.pop(channel, None)
+        if waiters:
+            for waiter in waiters:
+                if not waiter.done():
+                    waiter.set_result(None)
+        if channel == self._own_channel:
+            self._ready.set()
+        if channel == self._resync_after:
+            self._resync_after = None
+            self._queue.put_nowait(FeedReconnected(frozenset(self._rooms)))
+
+    def _on_unsubscribed(self, channel: bytes) -> None:
+        self._confirmed.discard(channel)
+
+    async def _send(self, command: str, channel: bytes) -> None:
+        """(Un)subscribe on the current connection, if any. A failure is left to the
+        connection task: it reconnects and subscribes every room again."""
+        link = self._link
+        if link is None:
+            return
+        try:
+            if command == "subscribe":
+                await link.subscribe(channel)
+            else:
+                await link.unsubscribe(channel)
+        except Exception as exc:
+            log.info("room feed %s failed (%s); the feed reconnects", command, exc)
+
+    async def _disconnect(self) -> None:
+        link, self._link = self._link, None
+        self._confirmed.clear()
+        if link is not None:
+            await link.close()
+
+
+class _Link(typing.Protocol):
+    """One pub/sub connection of a feed; reports what arrives to the feed's ``FeedSink``."""
+
+    async def subscribe(self, *channels: bytes) -> None: ...
+
+    async def unsubscribe(self, *channels: bytes) -> None: ...
+
+    async def serve(self) -> None:
+        """Run until the connection fails; raise why."""
+
+    async def close(self) -> None: ...
+
+
+class _WireLink:
+    """The hiredis connection (``server.store.subscriber``): replies are handled as they
+    arrive, in ``data_received``; ``serve`` only waits for the connection's end."""
+
+    def __init__(self, wire: Subscriber) -> None:
+        self._wire = wire
+
+    async def subscribe(self, *channels: bytes) -> None:
+        self._wire.subscribe(*channels)
+
+    async def unsubscribe(self, *channels: bytes) -> None:
+        self._wire.unsubscribe(*channels)
+
+    async def serve(self) -> None:
+        raise await self._wire.lost
+
+    async def close(self) -> None:
+        self._wire.close()
+
+
+class _PubSubLink:
+    """redis-py's PubSub, for the URLs the hiredis connection does not serve (TLS)."""
+
+    def __init__(self, url: str, config: StoreConfig, sink: FeedSink) -> None:
+        # No retries inside redis-py: every connection error reaches RoomFeed._run, which
+        # builds a new connection and then reports FeedReconnected (nothing reconnects
+        # behind our back).
+        self._client = Redis.from_url(
+            url,
             protocol=2,
             retry=Retry(NoBackoff(), 0),
-            socket_connect_timeout=self._config.socket_connect_timeout,
-            socket_timeout=self._config.socket_timeout,
+            socket_connect_timeout=config.socket_connect_timeout,
+            socket_timeout=config.socket_timeout,
             socket_keepalive=True,
         )
-        pubsub = client.pubsub()
-        self._client = client
-        self._confirmed.clear()
-        await pubsub.subscribe(self._own_channel)  # connects
-        rooms = [keys.room_channel(room_id).encode() for room_id in self._rooms]
-        # Confirmations arrive in order: the last one completes the resubscription.
-        self._resync_after = (rooms[-1] if rooms else self._own_channel) if resync else None
-        self._pubsub = pubsub  # from here on add()/remove() send on this connection
-        if rooms:
-            await pubsub.subscribe(*rooms)
+        self._pubsub = self._client.pubsub()
+        self._ping_interval = config.feed_ping_interval
+        self._sink = sink
 
-    async def _read(self) -> None:
-        pubsub = self._pubsub
-        assert pubsub is not None
+    async def subscribe(self, *channels: bytes) -> None:
+        await self._pubsub.subscribe(*channels)
+
+    async def unsubscribe(self, *channels: bytes) -> None:
+        await self._pubsub.unsubscribe(*channels)
+
+    async def serve(self) -> None:
+        pubsub, sink = self._pubsub, self._sink
         pinged = False
         while True:
-            message = await pubsub.get_message(timeout=self._config.feed_ping_interval)
+            message = await pubsub.get_message(timeout=self._ping_interval)
             if message is None:
                 if pinged:
                     raise ConnectionError("Redis did not answer the feed's PING")
@@ -260,58 +373,20 @@ class RoomFeed:
                 pinged = True
                 continue
             pinged = False
-            self._handle(message)
+            kind = message["type"]
+            if kind == "message":
+                sink.message(message["channel"], message["data"])
+            elif kind == "subscribe":
+                sink.subscribed(message["channel"])
+            elif kind == "unsubscribe":
+                sink.unsubscribed(message["channel"])
 
-    def _handle(self, message: dict[str, Any]) -> None:
-        kind = message["type"]
-        channel = message["channel"]
-        if kind == "message":
-            room_id = keys.room_id_from_channel(channel)
-            if room_id is None or room_id not in self._rooms:
-                return  # a late message of a removed room
-            try:
-                seq, change, state = decode_room_message(message["data"])
-            except ValueError:
-                log.error("dropping a malformed message on %r", channel)
-                return
-            self._queue.put_nowait(RoomUpdate(room_id, seq, change, state))
-        elif kind == "subscribe":
-            self._confirmed.add(channel)
-            for waiter in self._waiters.pop(channel, []):
-                if not waiter.done():
-                    waiter.set_result(None)
-            if channel == self._own_channel:
-                self._ready.set()
-            if channel == self._resync_after:
-                self._resync_after = None
-                self._queue.put_nowait(FeedReconnected(frozenset(self._rooms)))
-        elif kind == "unsubscribe":
-            self._confirmed.discard(channel)
-
-    async def _send(self, pubsub: PubSub | None, command: str, channel: bytes) -> None:
-        """(Un)subscribe on the current connection, if any. A failure is left to the reader
-        task: it reconnects and subscribes every room again."""
-        if pubsub is None:
-            return
-        call: Awaitable[Any] = (
-            pubsub.subscribe(channel) if command == "subscribe" else pubsub.unsubscribe(channel)
-        )
+    async def close(self) -> None:
         try:
-            await call
+            await self._pubsub.aclose()  # type: ignore[no-untyped-call]
         except Exception as exc:
-            log.info("room feed %s failed (%s); the reader reconnects", command, exc)
-
-    async def _disconnect(self) -> None:
-        pubsub, client = self._pubsub, self._client
-        self._pubsub = self._client = None
-        self._confirmed.clear()
-        if pubsub is not None:
-            try:
-                await pubsub.aclose()  # type: ignore[no-untyped-call]
-            except Exception as exc:
-                log.debug("closing the feed's pub/sub: %s", exc)
-        if client is not None:
-            try:
-                await client.aclose()
-            except Exception as exc:
-                log.debug("closing the feed's client: %s", exc)
+            log.debug("closing the feed's pub/sub: %s", exc)
+        try:
+            await self._client.aclose()
+        except Exception as exc:
+            log.debug("closing the feed's client: %s", exc)

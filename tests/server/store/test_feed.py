@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from pathlib import Path
 
+import hiredis
 import pytest
+import pytest_asyncio
 from hypothesis import given
 from hypothesis import strategies as st
 from redis.asyncio import Redis
 
+from server import keys
 from server.store import (
     FeedReconnected,
     RoomUpdate,
@@ -17,8 +23,12 @@ from server.store import (
     decode_room_message,
     encode_room_message,
 )
+from server.store import feed as feed_module
+from server.store.feed import RoomFeed
+from server.store.subscriber import FeedSink, Subscriber
 from tests.server.store.conftest import next_item
 from tests.support.fixtures import StoreFactory
+from tests.support.redis_server import RedisServer
 
 # Blobs with the separator, newlines and NUL bytes in them: the payload must not care.
 STATE = b"state:\x00\n:1"
@@ -141,3 +151,280 @@ async def test_an_unanswered_ping_makes_the_feed_reconnect(
         assert await next_item(feed) == FeedReconnected(frozenset({"r1"}))
         assert (await store.commit("r1", 0, b"s1", b"c1")).ok
         assert await next_item(feed) == RoomUpdate("r1", 1, b"c1", b"s1")
+
+
+# --- the feed's own connection (server.store.subscriber) -----------------------------------------
+
+
+def _bulk(value: bytes) -> bytes:
+    return b"$%d\r\n%s\r\n" % (len(value), value)
+
+
+def _push(kind: bytes, channel: bytes, last: bytes | int) -> bytes:
+    tail = b":%d\r\n" % last if isinstance(last, int) else _bulk(last)
+    return b"*3\r\n" + _bulk(kind) + _bulk(channel) + tail
+
+
+def _message(room_id: str, seq: int, change: bytes, state: bytes) -> bytes:
+    channel = keys.room_channel(room_id).encode()
+    return _push(b"message", channel, encode_room_message(seq, change, state))
+
+
+class FakeRedis:
+    """A scripted Redis for the feed's connection: it confirms (UN)SUBSCRIBE, answers PING
+    (unless ``answer_pings`` is off) and AUTH / SELECT; the test pushes raw bytes."""
+
+    def __init__(self) -> None:
+        self.answer_pings = True
+        self.answer_subscribes = True
+        self.commands: list[list[bytes]] = []
+        self.writers: list[asyncio.StreamWriter] = []
+        self.subscribed: dict[bytes, asyncio.Event] = {}
+        self._server: asyncio.Server | None = None
+
+    async def start(self, unix_path: str | None = None) -> str:
+        if unix_path is not None:
+            self._server = await asyncio.start_unix_server(self._serve, unix_path)
+            return f"unix://{unix_path}"
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        port = self._server.sockets[0].getsockname()[1]
+        return f"redis://127.0.0.1:{port}/0"
+
+    async def close(self) -> None:
+        for writer in self.writers:
+            writer.close()
+        if self._server is not None:
+            self._server.close()
+
+    def event(self, room_id: str) -> asyncio.Event:
+        return self.subscribed.setdefault(keys.room_channel(room_id).encode(), asyncio.Event())
+
+    @property
+    def writer(self) -> asyncio.StreamWriter:
+        return self.writers[-1]  # the newest connection
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.writers.append(writer)
+        parser = hiredis.Reader()
+        count = 0
+        with contextlib.suppress(ConnectionError):
+            while data := await reader.read(65536):
+                parser.feed(data)
+                while (command := parser.gets()) is not False:
+                    self.commands.append(command)
+                    name = command[0].upper()
+                    if name in (b"SUBSCRIBE", b"UNSUBSCRIBE") and self.answer_subscribes:
+                        for channel in command[1:]:
+                            count += 1 if name == b"SUBSCRIBE" else -1
+                            writer.write(_push(name.lower(), channel, count))
+                            if name == b"SUBSCRIBE":
+                                self.subscribed.setdefault(channel, asyncio.Event()).set()
+                    elif name == b"PING" and self.answer_pings:
+                        writer.write(b"*2\r\n$4\r\npong\r\n$0\r\n\r\n")
+                    elif name in (b"AUTH", b"SELECT"):
+                        writer.write(b"+OK\r\n")
+
+
+@pytest_asyncio.fixture(loop_scope="function")
+async def fake_redis() -> AsyncIterator[FakeRedis]:
+    fake = FakeRedis()
+    yield fake
+    await fake.close()
+
+
+FAST = StoreConfig(feed_reconnect_min=0.01, feed_reconnect_max=0.05, feed_subscribe_timeout=2)
+
+
+async def test_a_message_split_across_many_reads(fake_redis: FakeRedis) -> None:
+    url = await fake_redis.start()
+    async with RoomFeed(url, FAST) as feed:
+        await feed.add("r1")
+        state = bytes(range(256)) * 6  # ~1.5 KB, every byte value
+        data = b"".join(_message("r1", seq, CHANGE, state) for seq in (1, 2))
+        for start in range(0, len(data), 7):
+            fake_redis.writer.write(data[start : start + 7])
+            await fake_redis.writer.drain()
+            if start % 70 == 0:
+                await asyncio.sleep(0.001)  # let the feed read a part
+        assert await next_item(feed) == RoomUpdate("r1", 1, CHANGE, state)
+        assert await next_item(feed) == RoomUpdate("r1", 2, CHANGE, state)
+
+
+def test_replies_cut_anywhere_are_parsed_whole() -> None:
+    got: list[tuple[str, bytes, bytes]] = []
+    sink = FeedSink(
+        lambda channel, data: got.append(("message", channel, data)),
+        lambda channel: got.append(("subscribe", channel, b"")),
+        lambda channel: got.append(("unsubscribe", channel, b"")),
+    )
+    data = (
+        b"+OK\r\n"
+        + _push(b"subscribe", b"c1", 1)
+        + _push(b"message", b"c1", b"a\r\nb")
+        + b"*2\r\n$4\r\npong\r\n$0\r\n\r\n"
+        + _push(b"message", b"c1", b"")
+        + _push(b"unsubscribe", b"c1", 0)
+    )
+    expected = [
+        ("subscribe", b"c1", b""),
+        ("message", b"c1", b"a\r\nb"),
+        ("message", b"c1", b""),
+        ("unsubscribe", b"c1", b""),
+    ]
+    loop = asyncio.new_event_loop()
+    try:
+        for cut in range(len(data) + 1):
+            got.clear()
+            wire = Subscriber(sink, loop, 5.0)
+            wire.data_received(data[:cut])
+            wire.data_received(data[cut:])
+            assert got == expected, cut
+            assert not wire.lost.done()
+    finally:
+        loop.close()
+
+
+async def test_many_messages_in_one_read(fake_redis: FakeRedis) -> None:
+    url = await fake_redis.start()
+    async with RoomFeed(url, FAST) as feed:
+        await feed.add("r1")
+        await feed.add("r2")
+        fake_redis.writer.write(
+            b"".join(
+                _message("r1" if seq % 2 else "r2", seq, b"c%d" % seq, b"s%d" % seq)
+                + _message("gone", seq, b"x", b"not added")
+                for seq in range(1, 1001)
+            )
+        )
+        got = [await next_item(feed) for _ in range(1000)]
+        assert got == [
+            RoomUpdate("r1" if seq % 2 else "r2", seq, b"c%d" % seq, b"s%d" % seq)
+            for seq in range(1, 1001)
+        ]
+        assert feed._queue.empty()
+
+
+async def test_a_silent_redis_is_left_for_a_new_connection(fake_redis: FakeRedis) -> None:
+    url = await fake_redis.start()
+    config = StoreConfig(feed_ping_interval=0.05, feed_reconnect_min=0.01)
+    async with RoomFeed(url, config) as feed:
+        await feed.add("r1")
+        first = fake_redis.writer
+        fake_redis.answer_pings = False  # the socket stays open, Redis says nothing
+        await asyncio.sleep(0.3)
+        fake_redis.answer_pings = True
+        assert await next_item(feed) == FeedReconnected(frozenset({"r1"}))
+        assert fake_redis.writer is not first
+        assert [c for c in fake_redis.commands if c[0] == b"PING"]
+        fake_redis.writer.write(_message("r1", 5, b"c", b"s"))
+        assert await next_item(feed) == RoomUpdate("r1", 5, b"c", b"s")
+
+
+async def test_an_idle_feed_pings_only_when_silent(fake_redis: FakeRedis) -> None:
+    url = await fake_redis.start()
+    async with RoomFeed(url, StoreConfig(feed_ping_interval=0.1)) as feed:
+        await feed.add("r1")
+        for seq in range(1, 11):  # a message every 40 ms: never silent for a whole interval
+            fake_redis.writer.write(_message("r1", seq, b"c", b"s"))
+            assert (await next_item(feed)).seq == seq  # type: ignore[union-attr]
+            await asyncio.sleep(0.04)
+        assert not [c for c in fake_redis.commands if c[0] == b"PING"]
+        await asyncio.sleep(0.35)
+        assert [c for c in fake_redis.commands if c[0] == b"PING"]
+        assert len(fake_redis.writers) == 1  # answered: still the first connection
+
+
+async def test_an_unconfirmed_subscription_times_out_and_is_retried(
+    fake_redis: FakeRedis,
+) -> None:
+    url = await fake_redis.start()
+    config = StoreConfig(feed_subscribe_timeout=0.2, feed_ping_interval=0.05)
+    async with RoomFeed(url, config) as feed:
+        fake_redis.answer_subscribes = False
+        with pytest.raises(TimeoutError):
+            await feed.add("r1")
+        assert feed.rooms == {"r1"}
+        fake_redis.answer_subscribes = True
+        fake_redis.writer.close()  # the next connection subscribes the room
+        assert await next_item(feed) == FeedReconnected(frozenset({"r1"}))
+        await asyncio.wait_for(fake_redis.event("r1").wait(), 1)
+
+
+async def test_a_feed_on_a_unix_socket(fake_redis: FakeRedis, tmp_path: Path) -> None:
+    url = await fake_redis.start(unix_path=str(tmp_path / "redis.sock"))
+    async with RoomFeed(url, FAST) as feed:
+        await feed.add("r1")
+        fake_redis.writer.write(_message("r1", 1, b"c", b"s"))
+        assert await next_item(feed) == RoomUpdate("r1", 1, b"c", b"s")
+
+
+async def test_a_malformed_message_is_dropped(store: Store, raw: Redis) -> None:
+    await store.create_room("r1", b"s0")
+    async with store.feed() as feed:
+        await feed.add("r1")
+        await raw.publish(keys.room_channel("r1"), b"1:99:short")
+        await raw.publish(keys.room_channel("r1"), b"garbage")
+        assert (await store.commit("r1", 0, b"s1", b"c1")).ok
+        assert await next_item(feed) == RoomUpdate("r1", 1, b"c1", b"s1")
+        assert feed._queue.empty()
+
+
+async def test_a_re_added_room_is_delivered_again(store: Store) -> None:
+    await store.create_room("r1", b"s0")
+    async with store.feed() as feed:
+        await feed.add("r1")
+        await feed.remove("r1")
+        assert (await store.commit("r1", 0, b"s1", b"c1")).ok
+        await feed.add("r1")
+        assert (await store.commit("r1", 1, b"s2", b"c2")).ok
+        assert await next_item(feed) == RoomUpdate("r1", 2, b"c2", b"s2")
+
+
+async def test_password_username_and_database_from_the_url(
+    private_redis: RedisServer,
+) -> None:
+    admin = Redis.from_url(private_redis.url, protocol=2)
+    try:
+        await admin.acl_setuser(
+            "feeder", enabled=True, passwords=["+feedpw"], commands=["+@all"],
+            keys=["*"], channels=["*"],
+        )  # fmt: skip
+        await admin.config_set("requirepass", "defaultpw")
+    finally:
+        await admin.aclose()
+    host_port = private_redis.url.removeprefix("redis://").rsplit("/", 1)[0]
+    publisher = Redis.from_url(f"redis://:defaultpw@{host_port}/0", protocol=2)
+    try:
+        for url in (f"redis://:defaultpw@{host_port}/2", f"redis://feeder:feedpw@{host_port}/0"):
+            async with RoomFeed(url, FAST) as feed:
+                await feed.add("r1")
+                await publisher.publish(keys.room_channel("r1"), encode_room_message(7, b"c", b"s"))
+                assert await next_item(feed) == RoomUpdate("r1", 7, b"c", b"s")
+        refused = RoomFeed(f"redis://:wrong@{host_port}/0", FAST)
+        try:
+            with pytest.raises(TimeoutError):
+                await refused.start()
+        finally:
+            await refused.close()
+    finally:
+        await publisher.aclose()
+
+
+async def test_the_redis_py_fallback(
+    store: Store, raw: Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """URLs the hiredis connection does not serve (TLS) go through redis-py's PubSub."""
+    monkeypatch.setattr(feed_module, "supports", lambda url: False)
+    await store.create_room("r1", b"s0")
+    async with store.feed() as feed:
+        await feed.add("r1")
+        assert isinstance(feed._link, feed_module._PubSubLink)
+        assert (await store.commit("r1", 0, b"s1", b"c1")).ok
+        assert await next_item(feed) == RoomUpdate("r1", 1, b"c1", b"s1")
+        assert await raw.client_kill_filter(_type="pubsub") >= 1
+        assert await next_item(feed) == FeedReconnected(frozenset({"r1"}))
+        await feed.remove("r1")
+        assert (await store.commit("r1", 1, b"s2", b"c2")).ok
+        await feed.add("r1")
+        assert (await store.commit("r1", 2, b"s3", b"c3")).ok
+        assert await next_item(feed) == RoomUpdate("r1", 3, b"c3", b"s3")

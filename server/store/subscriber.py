@@ -1,0 +1,196 @@
+"""The room feed's pub/sub connection: an ``asyncio.Protocol`` parsing RESP2 with hiredis.
+
+redis-py's ``PubSub.get_message`` costs tens of microseconds and a task wake-up per message
+(a timeout context, a stream read, a response parser written in Python around hiredis). Every
+move's commit comes back through the feed, so that was a noticeable share of a move. Here
+``data_received`` feeds the bytes to a ``hiredis.Reader`` and hands every complete reply to
+the feed (``FeedSink``) synchronously, in the order Redis sent them: room messages,
+subscribe and unsubscribe confirmations. Nothing else runs per message.
+
+The connection sends AUTH (with the URL's username and password) and SELECT (the URL's
+database) before its first SUBSCRIBE, all in one write; a refused setup, an error reply, a
+protocol error or a lost socket closes the connection and resolves ``lost`` with the reason.
+While the connection is silent it sends a PING every ``ping_interval`` seconds; when no byte
+at all arrived for a whole interval after a PING, Redis is deemed gone and the connection is
+closed the same way. Reconnecting (and subscribing again) is the feed's business.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+from collections.abc import Callable
+from typing import Any, NamedTuple, cast
+
+import hiredis
+from redis.asyncio.connection import parse_url
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import ResponseError
+
+from server.store._base import StoreConfig
+from server.store.direct import supports
+
+__all__ = ["FeedSink", "Subscriber", "open_subscriber", "supports"]
+
+_MESSAGE = b"message"
+_SUBSCRIBE = b"subscribe"
+_UNSUBSCRIBE = b"unsubscribe"
+_PING = b"*1\r\n$4\r\nPING\r\n"
+_FEED_STEP = 16384
+
+
+class FeedSink(NamedTuple):
+    """Where a pub/sub connection reports to (the room feed), synchronously and in order."""
+
+    message: Callable[[bytes, bytes], None]
+    """A message: (channel, data)."""
+    subscribed: Callable[[bytes], None]
+    """Redis confirmed the subscription to this channel."""
+    unsubscribed: Callable[[bytes], None]
+    """Redis confirmed the end of the subscription to this channel."""
+
+
+def _pack(*args: bytes | str | int) -> bytes:
+    packed: bytes = hiredis.pack_command(cast(Any, args))  # the stub types a 1-tuple
+    return packed
+
+
+class Subscriber(asyncio.Protocol):
+    """One subscribed connection (see the module doc). ``subscribe`` / ``unsubscribe`` write
+    at once; ``await lost`` gives the reason the connection ended (an exception instance:
+    the future itself never fails, so nobody has to retrieve it)."""
+
+    def __init__(
+        self, sink: FeedSink, loop: asyncio.AbstractEventLoop, ping_interval: float
+    ) -> None:
+        self._on_message, self._on_subscribed, self._on_unsubscribed = sink
+        self._loop = loop
+        self._ping_interval = ping_interval
+        self._reader = hiredis.Reader(replyError=ResponseError)
+        self._transport: asyncio.Transport | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._heard = False
+        self._pinged = False
+        self.lost: asyncio.Future[BaseException] = loop.create_future()
+
+    @property
+    def usable(self) -> bool:
+        return self._transport is not None and not self.lost.done()
+
+    # -- asyncio.Protocol
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self._transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
+        sock = transport.get_extra_info("socket")
+        if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+            with contextlib.suppress(OSError):  # a socket that refuses keepalive still works
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+        self._timer = self._loop.call_later(self._ping_interval, self._tick)
+
+    def data_received(self, data: bytes) -> None:
+        self._heard = True
+        reader = self._reader
+        size = len(data)
+        offset = 0
+        lost = self.lost
+        try:
+            # In steps: hiredis moves what is left of its buffer after the replies it returns,
+            # which costs more per reply the bigger the buffer (uvloop reads up to 256 KB).
+            while offset < size and not lost.done():
+                reader.feed(data, offset, min(_FEED_STEP, size - offset))
+                offset += _FEED_STEP
+                self._dispatch(reader)
+        except hiredis.ProtocolError as error:
+            self._fail(RedisConnectionError(f"bad reply from Redis: {error}"))
+
+    def _dispatch(self, reader: hiredis.Reader) -> None:
+        while True:
+            reply = reader.gets()
+            if reply is False:
+                return
+            if type(reply) is list:
+                kind = reply[0]
+                if kind == _MESSAGE:
+                    self._on_message(reply[1], reply[2])
+                elif kind == _SUBSCRIBE:
+                    self._on_subscribed(reply[1])
+                elif kind == _UNSUBSCRIBE:
+                    self._on_unsubscribed(reply[1])
+                # else: b"pong" (any byte counts as an answer), pattern replies (unused)
+            elif isinstance(reply, ResponseError):
+                self._fail(RedisConnectionError(f"Redis refused a feed command: {reply}"))
+                return
+            # else: +OK of AUTH / SELECT
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._fail(RedisConnectionError(f"connection to Redis lost: {exc or 'closed'}"))
+
+    # -- commands
+
+    def send(self, packed: bytes) -> None:
+        if self._transport is not None and not self.lost.done():
+            self._transport.write(packed)
+
+    def subscribe(self, *channels: bytes) -> None:
+        if channels:
+            self.send(_pack(b"SUBSCRIBE", *channels))
+
+    def unsubscribe(self, *channels: bytes) -> None:
+        if channels:
+            self.send(_pack(b"UNSUBSCRIBE", *channels))
+
+    def _tick(self) -> None:
+        self._timer = None
+        if self.lost.done():
+            return
+        if self._heard:
+            self._heard = self._pinged = False
+        elif self._pinged:
+            self._fail(RedisConnectionError("Redis did not answer the feed's PING"))
+            return
+        else:
+            self.send(_PING)
+            self._pinged = True
+        self._timer = self._loop.call_later(self._ping_interval, self._tick)
+
+    def _fail(self, error: BaseException) -> None:
+        if not self.lost.done():
+            self.lost.set_result(error)
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self._transport is not None:
+            self._transport.abort()
+
+    def close(self) -> None:
+        self._fail(RedisConnectionError("connection closed"))
+
+
+async def open_subscriber(url: str, config: StoreConfig, sink: FeedSink) -> Subscriber:
+    """Connect to the Redis of ``url`` (``supports(url)`` must hold) and send the connection
+    setup: AUTH and SELECT as the URL asks (their replies are checked as they arrive)."""
+    if not supports(url):
+        raise ValueError(f"unsupported Redis URL for the feed's connection: {url}")
+    options = parse_url(url)
+    loop = asyncio.get_running_loop()
+    wire = Subscriber(sink, loop, config.feed_ping_interval)
+    path: str | None = options.get("path")
+    if path is not None:
+        connecting = loop.create_unix_connection(lambda: wire, path)
+    else:
+        host: str = options.get("host", "127.0.0.1")
+        port = int(options.get("port", 6379))
+        connecting = loop.create_connection(lambda: wire, host, port)
+    await asyncio.wait_for(connecting, config.socket_connect_timeout)
+    setup = b""
+    password: str | None = options.get("password")
+    if password is not None:
+        username: str | None = options.get("username")
+        setup += _pack("AUTH", username, password) if username else _pack("AUTH", password)
+    db = int(options.get("db", 0) or 0)
+    if db:
+        setup += _pack("SELECT", db)
+    if setup:
+        wire.send(setup)
+    return wire
