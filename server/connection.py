@@ -118,7 +118,7 @@ class Connection:
                 self._shut()
                 return
             if written:
-                metrics.FRAMES_OUT.inc(len(frames))
+                metrics.FRAMES.sent += len(frames)
                 if self._closing:
                     self._shut()
                 return
@@ -175,7 +175,7 @@ class Connection:
                     if not self._writer.write(frames):
                         self._pending[:0] = frames
                         continue
-                metrics.FRAMES_OUT.inc(len(frames))
+                metrics.FRAMES.sent += len(frames)
         except Exception:  # the socket went away: the reader notices and cleans up
             log.debug("writer stopped", exc_info=True)
             self._shut()

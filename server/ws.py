@@ -170,7 +170,7 @@ async def _read_frames(
         watch.got_frame()
         if message["type"] == "websocket.disconnect":
             return
-        metrics.FRAMES_IN.inc()
+        metrics.FRAMES.received += 1
         frame = message.get("bytes")
         if frame is None:
             conn.error(None, ErrorCode.BAD_MESSAGE, "frames are binary MessagePack, not text")

@@ -213,6 +213,8 @@ async def test_http_endpoints_and_metrics(gin_server: ServerProcess) -> None:
         discards = _metric(text, 'gin_actions_total{kind="discard"}')
         assert discards > 0
         assert _metric(text, 'gin_errors_total{code="not_found"}') >= 1
+        assert _metric(text, "gin_frames_in_total") >= discards
+        assert _metric(text, "gin_frames_out_total") > _metric(text, "gin_frames_in_total")
         assert _metric(text, "gin_action_latency_seconds_count") >= discards
         status, page = await gin_server.aget("/")
         assert status == 200 and page
