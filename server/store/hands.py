@@ -10,6 +10,7 @@ missing."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from dataclasses import dataclass
 
@@ -47,25 +48,27 @@ class HandOps(StoreBase):
         ttl = self._config.hand_ttl_seconds
         recent = keys.hands_recent()
         # Two hash slots (hand:ID, hands:recent): a plain pipeline, record first, index second.
-        async with self._redis.pipeline(transaction=False) as pipe:
-            pipe.hset(key, mapping={"room": room_id, "finished": repr(finished_at), "blob": blob})
-            pipe.expire(key, ttl)
-            pipe.zadd(recent, {hand_id: finished_at})
-            pipe.zremrangebyscore(recent, "-inf", f"({time.time() - ttl}")
-            pipe.zremrangebyrank(recent, 0, -self._config.recent_hands_max - 1)
-            await pipe.execute()
+        # Sent together, answered in order (the direct connection writes the commands of one
+        # turn of the event loop at once).
+        await asyncio.gather(
+            self._fast("HSET", key, "room", room_id, "finished", repr(finished_at), "blob", blob),
+            self._fast("EXPIRE", key, ttl),
+            self._fast("ZADD", recent, repr(finished_at), hand_id),
+            self._fast("ZREMRANGEBYSCORE", recent, "-inf", f"({time.time() - ttl}"),
+            self._fast("ZREMRANGEBYRANK", recent, 0, -self._config.recent_hands_max - 1),
+        )
 
     async def hand_exists(self, hand_id: str) -> bool:
-        return bool(await self._redis.exists(keys.hand(hand_id)))
+        return bool(await self._fast("EXISTS", keys.hand(hand_id)))
 
     async def owe_records(self, room_id: str, what: str) -> None:
         """Note that a change about to be committed owes the records of ``what`` (a hand
         number, or ``match``) of ``room_id``."""
         member = _owed_member(room_id, what)
-        await self._redis.zadd(keys.records_pending(), {member: int(time.time() * 1000)})
+        await self._fast("ZADD", keys.records_pending(), int(time.time() * 1000), member)
 
     async def records_done(self, room_id: str, what: str) -> None:
-        await self._redis.zrem(keys.records_pending(), _owed_member(room_id, what))
+        await self._fast("ZREM", keys.records_pending(), _owed_member(room_id, what))
 
     async def owed_records(self, older_than_ms: int, count: int = 100) -> list[tuple[str, str]]:
         """Notes older than ``older_than_ms`` (unix ms): (room id, what), oldest first."""

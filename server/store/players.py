@@ -92,7 +92,7 @@ class PlayerOps(StoreBase):
             args += [keys.stat_field(name), amount]
         if not args:
             return await self.get_stats(player_id)
-        reply = await self._scripts.hash_incr(keys=[key], args=args)
+        reply = await self._run_script(self._scripts.hash_incr, [key], args)
         if reply is None:
             return None
         return {name: int(value) for name, value in zip(increments, reply, strict=True)}

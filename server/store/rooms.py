@@ -5,14 +5,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
-
-from redis.commands.core import AsyncScript
-from redis.exceptions import ResponseError
 
 from server import keys
 from server.store._base import StoreBase, as_bytes, as_text, check_blob, check_positive
-from server.store.direct import DirectConnection
 
 REQUEST_KEY_MAX_BYTES = 200
 
@@ -71,39 +66,8 @@ class RoomOps(StoreBase):
     """Room state, version and change stream (all keys under the ``{room:ID}`` hash tag).
 
     The commands of a move (``commit``, ``load_room``) go through the store's direct
-    connection when it has one (``server.store.direct``), the others through redis-py's pool.
+    connection when it has one (``StoreBase._fast``), the others through redis-py's pool.
     """
-
-    _direct: DirectConnection | None = None
-
-    async def _fast(self, *args: bytes | str | int | float) -> Any:
-        """One command on the direct connection (or the pool without one); raises error
-        replies as redis-py does."""
-        direct = self._direct
-        if direct is None:
-            return await self._redis.execute_command(*args)  # type: ignore[no-untyped-call]
-        reply = await direct.execute(*args)
-        if isinstance(reply, ResponseError):
-            raise reply
-        return reply
-
-    async def _run_script(
-        self, script: AsyncScript, keys: list[str], args: list[bytes | str | int | float]
-    ) -> Any:
-        """EVALSHA, loading the script first when Redis lost it (a restart empties the cache)."""
-        direct = self._direct
-        if direct is None:
-            return await script(keys=keys, args=args)
-        sha = as_text(script.sha)
-        reply = await direct.execute("EVALSHA", sha, len(keys), *keys, *args)
-        if isinstance(reply, ResponseError) and str(reply).startswith("NOSCRIPT"):
-            loaded = await direct.execute("SCRIPT", "LOAD", as_bytes(script.script))
-            if isinstance(loaded, ResponseError):
-                raise loaded
-            reply = await direct.execute("EVALSHA", sha, len(keys), *keys, *args)
-        if isinstance(reply, ResponseError):
-            raise reply
-        return reply
 
     async def create_room(self, room_id: str, blob: bytes, change: bytes = b"") -> bool:
         """Create a room at version 0, atomically (``lua/create_room.lua``).
