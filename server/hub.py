@@ -142,10 +142,12 @@ class Hub:
         return cached[1] if cached is not None and cached[0] == version else None
 
     def remember(self, room_id: str, version: int, room: Room) -> None:
-        """Keep a room this process just committed, so its update needs no decoding."""
+        """Keep a room this process just committed, so its update needs no decoding. It
+        replaces the same version decoded from the feed (whose copy can come first): only
+        the committed room holds the hand's log, which the hand's record is made of."""
         if room_id in self._followers:
             cached = self._rooms.get(room_id)
-            if cached is None or cached[0] < version:
+            if cached is None or cached[0] <= version:
                 self._rooms[room_id] = (version, room)
 
     def followed_rooms(self) -> list[tuple[str, Room]]:

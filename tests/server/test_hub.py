@@ -149,3 +149,23 @@ async def test_nothing_reaches_a_follower_before_its_first_catch_up(store: Store
     await hub.catch_up(peer.conn, subscription)
     await _settle([peer], 2)
     assert peer.seqs() == [0, 1, 2]
+
+
+async def test_the_committed_room_wins_over_the_feeds_copy_of_the_same_version(
+    store: Store, hub: Hub
+) -> None:
+    """The feed's copy of a change can arrive before the commit's reply: the room decoded
+    from it has no hand log, the committed one has; the hub keeps the committed one."""
+    room = await _room(store)
+    peer = Peer("0")
+    await _follow(hub, peer, room.id, 0, 1)
+    changed, _ = await _commit(store, room, 1)
+    await _settle([peer], 2)  # the feed's copy came first and was decoded
+    from_feed = hub.cached(room.id, 2)
+    assert from_feed is not None and from_feed is not changed
+    assert not from_feed.hand_log and changed.hand_log
+    hub.remember(room.id, 2, changed)
+    assert hub.cached(room.id, 2) is changed
+    hub.remember(room.id, 1, room)  # an older version never replaces a newer one
+    assert hub.cached(room.id, 2) is changed
+    assert peer.seqs() == [2]
