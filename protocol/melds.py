@@ -8,7 +8,7 @@ followed by four table look-ups, one per suit, for the cards the sets leave.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import product
 
@@ -66,6 +66,12 @@ def _build_run_tables() -> tuple[list[int], list[int], list[int]]:
 
 
 _RUN_POINTS, _RUN_CHOICE, _RUN_POINTS_AFTER_DISCARD = _build_run_tables()
+#: Per suit pattern: how many points the best single discard saves (``_RUN_POINTS`` minus
+#: ``_RUN_POINTS_AFTER_DISCARD``; may be negative); an empty suit offers no discard.
+_RUN_DISCARD_GAIN: list[int] = [
+    points - after for points, after in zip(_RUN_POINTS, _RUN_POINTS_AFTER_DISCARD, strict=True)
+]
+_RUN_DISCARD_GAIN[0] = -_NO_HAND
 _RANK_MASKS: tuple[int, ...] = tuple(
     sum(1 << (suit * _SUIT_BITS + rank) for suit in range(4)) for rank in range(13)
 )
@@ -90,16 +96,6 @@ def _set_options(mask: int) -> list[list[int]]:
     return options
 
 
-def _set_combinations(mask: int) -> Iterator[int]:
-    """Every disjoint choice of sets in the hand, as the mask of the cards they use."""
-    options = _set_options(mask)
-    if not options:
-        yield 0
-        return
-    for combo in product(*options):
-        yield sum(combo)
-
-
 def _runs_points(rest: int) -> int:
     return (
         _RUN_POINTS[rest & _SUIT_FIELD]
@@ -117,23 +113,28 @@ def min_deadwood_mask(mask: int) -> int:
     return min(_runs_points(mask & ~sum(combo)) for combo in product(*options))
 
 
+def _runs_points_after_discard(rest: int) -> int:
+    """Least run-only deadwood of the cards after discarding one of them (``_NO_HAND``: none)."""
+    clubs = rest & _SUIT_FIELD
+    diamonds = (rest >> 13) & _SUIT_FIELD
+    hearts = (rest >> 26) & _SUIT_FIELD
+    spades = rest >> 39
+    gain = _RUN_DISCARD_GAIN
+    return (
+        _RUN_POINTS[clubs]
+        + _RUN_POINTS[diamonds]
+        + _RUN_POINTS[hearts]
+        + _RUN_POINTS[spades]
+        - max(gain[clubs], gain[diamonds], gain[hearts], gain[spades])
+    )
+
+
 def min_deadwood_after_discard_mask(mask: int) -> int:
     """Least deadwood points of the hand left after the best single discard."""
-    best = _NO_HAND
-    for sets in _set_combinations(mask):
-        rest = mask & ~sets
-        suits = (
-            rest & _SUIT_FIELD,
-            (rest >> 13) & _SUIT_FIELD,
-            (rest >> 26) & _SUIT_FIELD,
-            rest >> 39,
-        )
-        kept = [_RUN_POINTS[s] for s in suits]
-        total = sum(kept)
-        for suit_pattern, suit_points in zip(suits, kept, strict=True):
-            if suit_pattern:
-                best = min(best, total - suit_points + _RUN_POINTS_AFTER_DISCARD[suit_pattern])
-    return best
+    options = _set_options(mask)
+    if not options:
+        return _runs_points_after_discard(mask)
+    return min(_runs_points_after_discard(mask & ~sum(combo)) for combo in product(*options))
 
 
 def min_deadwood(cards: Iterable[str]) -> int:
@@ -155,22 +156,42 @@ class Arrangement:
     deadwood_points: int
 
 
-def _runs_of(rest: int) -> tuple[list[int], int]:
-    """The precomputed best runs (as masks) of a set of cards, and the deadwood mask left."""
+def _suit_runs(pattern: int) -> tuple[tuple[int, ...], int]:
+    """The precomputed best runs of one suit pattern (masks within the suit, lowest first) and
+    the deadwood pattern left."""
     runs = []
     deadwood = 0
-    for suit in range(4):
-        pattern = (rest >> (suit * _SUIT_BITS)) & _SUIT_FIELD
-        while pattern:
-            low = (pattern & -pattern).bit_length() - 1
-            length = _RUN_CHOICE[pattern]
-            if length:
-                run = ((1 << length) - 1) << low
-                runs.append(run << (suit * _SUIT_BITS))
-                pattern &= ~run
-            else:
-                deadwood |= 1 << (suit * _SUIT_BITS + low)
-                pattern &= pattern - 1
+    while pattern:
+        low = (pattern & -pattern).bit_length() - 1
+        length = _RUN_CHOICE[pattern]
+        if length:
+            run = ((1 << length) - 1) << low
+            runs.append(run)
+            pattern &= ~run
+        else:
+            deadwood |= 1 << low
+            pattern &= pattern - 1
+    return tuple(runs), deadwood
+
+
+#: ``_suit_runs`` of every suit pattern.
+_SUIT_RUNS: tuple[tuple[tuple[int, ...], int], ...] = tuple(
+    _suit_runs(pattern) for pattern in range(1 << _SUIT_BITS)
+)
+
+
+def _runs_of(rest: int) -> tuple[list[int], int]:
+    """The precomputed best runs (as masks, lowest card first) of a set of cards, and the
+    deadwood mask left."""
+    runs: list[int] = []
+    deadwood = 0
+    for shift in (0, 13, 26, 39):
+        pattern = (rest >> shift) & _SUIT_FIELD
+        if pattern:
+            suit_runs, suit_deadwood = _SUIT_RUNS[pattern]
+            for run in suit_runs:
+                runs.append(run << shift)
+            deadwood |= suit_deadwood << shift
     return runs, deadwood
 
 
@@ -178,19 +199,24 @@ def _split_sets(sets: int) -> list[int]:
     return [sets & rank_mask for rank_mask in _RANK_MASKS if sets & rank_mask]
 
 
+def _lowest_card(meld: int) -> int:
+    return (meld & -meld).bit_length()
+
+
 def _arrangement_from_masks(melds: Iterable[int], deadwood: int) -> Arrangement:
-    ordered = sorted(melds, key=lambda meld: (meld & -meld).bit_length())
-    return Arrangement(
-        melds=tuple(from_mask(meld) for meld in ordered),
-        deadwood=from_mask(deadwood),
-        deadwood_points=mask_points(deadwood),
-    )
+    ordered = sorted(melds, key=_lowest_card)
+    return Arrangement(tuple(map(from_mask, ordered)), from_mask(deadwood), mask_points(deadwood))
 
 
 def best_arrangement_mask(mask: int) -> Arrangement:
     """An optimal arrangement of a hand given as a mask."""
+    options = _set_options(mask)
+    if not options:  # runs only: ``_runs_of`` lists them in order
+        runs, deadwood = _runs_of(mask)
+        return Arrangement(tuple(map(from_mask, runs)), from_mask(deadwood), mask_points(deadwood))
     best_sets, best_points = 0, _NO_HAND
-    for sets in _set_combinations(mask):
+    for combo in product(*options):  # the first choice of sets with the fewest points
+        sets = sum(combo)
         points = _runs_points(mask & ~sets)
         if points < best_points:
             best_sets, best_points = sets, points

@@ -41,10 +41,30 @@ class HandResult:
     layoffs: tuple[Layoff, ...]
 
 
+#: Knocks scored lately: a knock is scored when it is made, and again for every view of the
+#: finished hand (its ``hand_over`` event is rebuilt from the state).
+_SCORED_CACHE = 1024
+_SCORED: dict[tuple[tuple[str, ...], tuple[str, ...]], HandResult] = {}
+
+
 def score_hand(knocker_cards: Iterable[str], defender_cards: Iterable[str]) -> HandResult:
     """Score a knock from the two 10-card hands left after the knocker's discard."""
     knocker = tuple(knocker_cards)
     defender = tuple(defender_cards)
+    key = (knocker, defender)
+    try:
+        result = _SCORED.get(key)
+    except TypeError:  # not cards: ``_score_hand`` says what is wrong
+        return _score_hand(knocker, defender)
+    if result is None:
+        result = _score_hand(knocker, defender)  # raises on a hand that cannot be scored
+        if len(_SCORED) >= _SCORED_CACHE:
+            _SCORED.clear()
+        _SCORED[key] = result
+    return result
+
+
+def _score_hand(knocker: tuple[str, ...], defender: tuple[str, ...]) -> HandResult:
     if to_mask(knocker) & to_mask(defender):
         raise ValueError("the knocker's and the defender's cards overlap")
     if len(knocker) != HAND_SIZE or len(defender) != HAND_SIZE:

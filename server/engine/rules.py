@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 
-from protocol.cards import card_index, sort_cards
+from protocol.cards import card_index, sort_cards, to_mask
 from protocol.melds import KNOCK_LIMIT, min_deadwood_after_discard_mask, min_deadwood_mask
 from protocol.scoring import HandResult, match_winner, score_hand
 from server.engine.actions import (
@@ -39,6 +38,8 @@ from server.engine.events import (
     move_event,
 )
 from server.engine.state import SEATS, GameState, HandRecord, Move, Phase
+
+_Hands = tuple[tuple[str, ...], tuple[str, ...]]
 
 #: A dead hand: a discard without a knock that leaves this many cards or fewer in the stock.
 DEAD_HAND_STOCK = 2
@@ -79,21 +80,44 @@ def legal_actions(state: GameState, seat: int) -> list[Action]:
     if state.turn != seat:
         return []
     if phase is Phase.DISCARD:
-        return _discard_actions(state, seat)
+        discards, knocks, gins = _discard_choices(state, seat)
+        actions = [Action(DISCARD, card) for card in discards]
+        actions.extend(Action(KNOCK, card) for card in knocks)
+        actions.extend(Action(GIN, card) for card in gins)
+        return actions
     return list(_PHASE_ACTIONS.get(phase, ()))
 
 
-def _discard_actions(state: GameState, seat: int) -> list[Action]:
+def legal_action_dicts(state: GameState, seat: int) -> list[dict[str, str]]:
+    """``[action.to_dict() for action in legal_actions(state, seat)]``, without making the
+    ``Action`` objects (a view lists the legal actions after every move)."""
+    _check_seat(seat)
+    phase = state.phase
+    if phase is Phase.HAND_OVER:
+        return [{"kind": NEXT_HAND}]
+    if state.turn != seat:
+        return []
+    if phase is Phase.DISCARD:
+        discards, knocks, gins = _discard_choices(state, seat)
+        dicts = [{"kind": DISCARD, "card": card} for card in discards]
+        dicts.extend({"kind": KNOCK, "card": card} for card in knocks)
+        dicts.extend({"kind": GIN, "card": card} for card in gins)
+        return dicts
+    return [action.to_dict() for action in _PHASE_ACTIONS.get(phase, ())]
+
+
+def _discard_choices(state: GameState, seat: int) -> tuple[list[str], list[str], list[str]]:
+    """The cards the seat may discard, knock with and declare gin with, each in card order."""
     hand = state.hands[seat]
-    choices = [card for card in hand if card != state.taken_card]
-    actions = [Action(DISCARD, card) for card in choices]
+    taken = state.taken_card
+    choices = [card for card in hand if card != taken]
     mask = _mask(hand)
     if min_deadwood_after_discard_mask(mask) > KNOCK_LIMIT:
-        return actions
+        return choices, [], []
     left = [(card, min_deadwood_mask(mask ^ (1 << card_index(card)))) for card in choices]
-    actions.extend(Action(KNOCK, card) for card, points in left if points <= KNOCK_LIMIT)
-    actions.extend(Action(GIN, card) for card, points in left if points == 0)
-    return actions
+    knocks = [card for card, points in left if points <= KNOCK_LIMIT]
+    gins = [card for card, points in left if points == 0]
+    return choices, knocks, gins
 
 
 def apply(state: GameState, seat: int, action: Action) -> tuple[GameState, list[Event]]:
@@ -120,10 +144,13 @@ def _check_seat(seat: int) -> None:
 
 
 def _mask(cards: tuple[str, ...]) -> int:
-    mask = 0
-    for card in cards:
-        mask |= 1 << card_index(card)
-    return mask
+    try:
+        return to_mask(cards)
+    except ValueError:  # what the engine did before ``to_mask``: raise on a bad card, and
+        mask = 0  # merge duplicates (a valid state has none)
+        for card in cards:
+            mask |= 1 << card_index(card)
+        return mask
 
 
 def _with_card(hand: tuple[str, ...], card: str) -> tuple[str, ...]:
@@ -131,13 +158,54 @@ def _with_card(hand: tuple[str, ...], card: str) -> tuple[str, ...]:
 
 
 def _without_card(hand: tuple[str, ...], card: str) -> tuple[str, ...]:
-    return tuple(c for c in hand if c != card)
+    """The hand (which holds the card, once) without it."""
+    index = hand.index(card)
+    return hand[:index] + hand[index + 1 :]
 
 
-def _set_hand(
-    state: GameState, seat: int, hand: tuple[str, ...]
-) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def _set_hand(state: GameState, seat: int, hand: tuple[str, ...]) -> _Hands:
     return (hand, state.hands[1]) if seat == 0 else (state.hands[0], hand)
+
+
+def _evolve(
+    state: GameState,
+    *,
+    phase: Phase,
+    turn: int | None,
+    hands: _Hands,
+    stock: tuple[str, ...],
+    discard_pile: tuple[str, ...],
+    taken_card: str | None,
+    discard_draws: int,
+    scores: tuple[int, int],
+    results: tuple[HandRecord, ...],
+    history: tuple[Move, ...],
+) -> GameState:
+    """``dataclasses.replace(state, ...)`` for a move within a hand: every field a move may
+    change is given, the match's own (seed, generator, rules, hand number, dealer) are kept.
+    A third of ``replace``'s cost (which inspects the dataclass's fields on every call): the
+    frozen instance is filled in as its ``__init__`` would (a test holds them equal)."""
+    new: GameState = _new(GameState)
+    _set(new, "seed", state.seed)
+    _set(new, "rng", state.rng)
+    _set(new, "rules", state.rules)
+    _set(new, "hand_number", state.hand_number)
+    _set(new, "dealer", state.dealer)
+    _set(new, "phase", phase)
+    _set(new, "turn", turn)
+    _set(new, "hands", hands)
+    _set(new, "stock", stock)
+    _set(new, "discard_pile", discard_pile)
+    _set(new, "taken_card", taken_card)
+    _set(new, "discard_draws", discard_draws)
+    _set(new, "scores", scores)
+    _set(new, "results", results)
+    _set(new, "history", history)
+    return new
+
+
+_new = object.__new__
+_set = object.__setattr__
 
 
 # --- the first turn and drawing ---------------------------------------------------------------
@@ -145,13 +213,17 @@ def _set_hand(
 
 def _take_upcard(state: GameState, seat: int, _: str | None) -> tuple[GameState, list[Event]]:
     card = state.discard_pile[-1]
-    new = replace(
+    new = _evolve(
         state,
         phase=Phase.DISCARD,
+        turn=state.turn,
         hands=_set_hand(state, seat, _with_card(state.hands[seat], card)),
+        stock=state.stock,
         discard_pile=state.discard_pile[:-1],
         taken_card=card,
         discard_draws=state.discard_draws + 1,
+        scores=state.scores,
+        results=state.results,
         history=(*state.history, Move(seat, TAKE_UPCARD, card)),
     )
     return new, [move_event(seat, TAKE_UPCARD, card)]
@@ -162,17 +234,35 @@ def _pass(state: GameState, seat: int, _: str | None) -> tuple[GameState, list[E
         phase, turn = Phase.SECOND_OFFER, state.dealer
     else:
         phase, turn = Phase.FIRST_DRAW, state.non_dealer
-    new = replace(state, phase=phase, turn=turn, history=(*state.history, Move(seat, PASS)))
+    new = _evolve(
+        state,
+        phase=phase,
+        turn=turn,
+        hands=state.hands,
+        stock=state.stock,
+        discard_pile=state.discard_pile,
+        taken_card=state.taken_card,
+        discard_draws=state.discard_draws,
+        scores=state.scores,
+        results=state.results,
+        history=(*state.history, Move(seat, PASS)),
+    )
     return new, [move_event(seat, PASS, None)]
 
 
 def _draw_stock(state: GameState, seat: int, _: str | None) -> tuple[GameState, list[Event]]:
     card = state.stock[-1]
-    new = replace(
+    new = _evolve(
         state,
         phase=Phase.DISCARD,
+        turn=state.turn,
         hands=_set_hand(state, seat, _with_card(state.hands[seat], card)),
         stock=state.stock[:-1],
+        discard_pile=state.discard_pile,
+        taken_card=state.taken_card,
+        discard_draws=state.discard_draws,
+        scores=state.scores,
+        results=state.results,
         history=(*state.history, Move(seat, DRAW_STOCK)),
     )
     return new, [draw_event(seat, "stock", card)]
@@ -180,13 +270,17 @@ def _draw_stock(state: GameState, seat: int, _: str | None) -> tuple[GameState, 
 
 def _draw_discard(state: GameState, seat: int, _: str | None) -> tuple[GameState, list[Event]]:
     card = state.discard_pile[-1]
-    new = replace(
+    new = _evolve(
         state,
         phase=Phase.DISCARD,
+        turn=state.turn,
         hands=_set_hand(state, seat, _with_card(state.hands[seat], card)),
+        stock=state.stock,
         discard_pile=state.discard_pile[:-1],
         taken_card=card,
         discard_draws=state.discard_draws + 1,
+        scores=state.scores,
+        results=state.results,
         history=(*state.history, Move(seat, DRAW_DISCARD, card)),
     )
     return new, [draw_event(seat, "discard", card)]
@@ -214,13 +308,17 @@ def _discard(state: GameState, seat: int, card: str | None) -> tuple[GameState, 
     events = [move_event(seat, DISCARD, card)]
     if len(state.stock) <= DEAD_HAND_STOCK or state.discard_draws >= DISCARD_DRAW_CAP:
         return _end_hand(state, Move(seat, DISCARD, card), hand, None, events)
-    new = replace(
+    new = _evolve(
         state,
         phase=Phase.DRAW,
         turn=1 - seat,
         hands=_set_hand(state, seat, hand),
+        stock=state.stock,
         discard_pile=(*state.discard_pile, card),
         taken_card=None,
+        discard_draws=state.discard_draws,
+        scores=state.scores,
+        results=state.results,
         history=(*state.history, Move(seat, DISCARD, card)),
     )
     return new, events
@@ -279,13 +377,15 @@ def _end_hand(
         scores[record.winner] += record.points
     over = match_winner(scores, state.rules) is not None
     assert last.card is not None
-    state = replace(
+    state = _evolve(
         state,
         phase=Phase.MATCH_OVER if over else Phase.HAND_OVER,
         turn=None,
         hands=_set_hand(state, seat, hand),
+        stock=state.stock,
         discard_pile=(*state.discard_pile, last.card),
         taken_card=None,
+        discard_draws=state.discard_draws,
         scores=(scores[0], scores[1]),
         results=(*state.results, record),
         history=(*state.history, last),

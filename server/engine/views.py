@@ -9,15 +9,14 @@ unseen cards are never sent before the hand is over.
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 from protocol.cards import from_mask, to_mask
 from protocol.melds import best_arrangement_mask
 from protocol.scoring import MatchRules
 from server.engine.events import Event, hand_over_event
-from server.engine.rules import legal_actions
-from server.engine.state import GameState, Phase
+from server.engine.rules import legal_action_dicts as _legal_action_dicts
+from server.engine.state import GameState, HandRecord, Phase
 
 HIDDEN: Event = {"type": "hidden"}
 
@@ -34,6 +33,13 @@ _RULES_CACHE = 64
 _RULES: dict[MatchRules, dict[str, Any]] = {}
 _RULES_BY_ID_CACHE = 4096
 _RULES_BY_ID: dict[int, tuple[MatchRules, dict[str, Any]]] = {}
+#: The ``record`` part of ``public_game_parts`` by the identity of the state's results, scores
+#: and rules (a move keeps the same objects; they change at the end of a hand only).
+_RECORDS_CACHE = 4096
+_RECORDS: dict[
+    tuple[int, int, int],
+    tuple[tuple[HandRecord, ...], tuple[int, int], MatchRules, dict[str, Any]],
+] = {}
 
 
 def game_view(state: GameState, seat: int | None) -> dict[str, Any]:
@@ -41,7 +47,9 @@ def game_view(state: GameState, seat: int | None) -> dict[str, Any]:
     head, table, record, tail = public_game_parts(state)
     view: dict[str, Any] = {**head, "seat": seat, **table}
     view["history"] = [move.to_dict() for move in state.history]
-    view.update(record)
+    view["scores"] = list(record["scores"])
+    view["results"] = [dict(result) for result in record["results"]]
+    view["rules"] = record["rules"]
     view["legal_actions"] = []
     if seat is not None:
         cards, melds, deadwood, points = hand_parts(state.hands[seat])
@@ -75,11 +83,7 @@ def public_game_parts(
         "taken_card": state.taken_card,
         "discard_draws": state.discard_draws,
     }
-    record: dict[str, Any] = {
-        "scores": list(state.scores),
-        "results": [result.to_dict() for result in state.results],
-        "rules": rules_dict(state.rules),
-    }
+    record = record_part(state)
     tail: dict[str, Any] = {}
     if state.phase in (Phase.HAND_OVER, Phase.MATCH_OVER) and state.results:
         tail["last_hand"] = hand_over_event(state)
@@ -96,24 +100,52 @@ def public_game_parts(
     return head, table, record, tail
 
 
+def record_part(state: GameState) -> dict[str, Any]:
+    """The ``scores``, ``results`` and ``rules`` of ``public_game_parts``, made once per hand
+    (a move keeps the state's results, scores and rules). Shared: callers must not modify it."""
+    results, scores, rules = state.results, state.scores, state.rules
+    key = (id(results), id(scores), id(rules))
+    known = _RECORDS.get(key)
+    if known is not None and known[0] is results and known[1] is scores and known[2] is rules:
+        return known[3]
+    record: dict[str, Any] = {
+        "scores": list(scores),
+        "results": [result.to_dict() for result in results],
+        "rules": rules_dict(rules),
+    }
+    if len(_RECORDS) >= _RECORDS_CACHE:
+        _RECORDS.clear()
+    _RECORDS[key] = (results, scores, rules, record)  # holds them: their ids are not reused
+    return record
+
+
 def legal_action_dicts(state: GameState, seat: int) -> list[dict[str, Any]]:
-    """The seat's ``legal_actions`` as the view lists them."""
-    return [action.to_dict() for action in legal_actions(state, seat)]
+    """The seat's ``legal_actions`` as the view lists them (``Action.to_dict`` each)."""
+    return _legal_action_dicts(state, seat)
 
 
-def hand_parts(
-    hand: tuple[str, ...],
-) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...], tuple[str, ...], int]:
+_HandParts = tuple[tuple[str, ...], tuple[tuple[str, ...], ...], tuple[str, ...], int]
+_HANDS: dict[tuple[str, ...], _HandParts] = {}
+
+
+def hand_parts(hand: tuple[str, ...]) -> _HandParts:
     """A hand as its owner's view shows it: the cards in order, the melds, the deadwood and
     its points of the best arrangement (remembered per hand: a hand is unchanged for the
     opponent's whole turn)."""
-    return _hand_parts(to_mask(hand))
+    try:
+        parts = _HANDS.get(hand)
+    except TypeError:  # not cards: ``to_mask`` says what is wrong
+        parts = None
+    if parts is None:
+        parts = _hand_parts(to_mask(hand))
+        if type(hand) is tuple:
+            if len(_HANDS) >= _HAND_CACHE:
+                _HANDS.clear()
+            _HANDS[hand] = parts
+    return parts
 
 
-@functools.lru_cache(maxsize=_HAND_CACHE)
-def _hand_parts(
-    mask: int,
-) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...], tuple[str, ...], int]:
+def _hand_parts(mask: int) -> _HandParts:
     arrangement = best_arrangement_mask(mask)
     return from_mask(mask), arrangement.melds, arrangement.deadwood, arrangement.deadwood_points
 

@@ -60,6 +60,7 @@ from server.room import (
     rematch_room,
     request_rematch,
     room_view,
+    stored_parts,
 )
 from tests.server.engine.helpers import position
 from tests.server.engine.playing import acting_seat, choose
@@ -1203,3 +1204,59 @@ def test_the_record_of_an_earlier_hand_from_its_log_is_the_one_made_at_its_end()
     assert hand_record(room) is None  # the current hand is not over
     assert hand_record(room, 1, log) == at_the_end
     assert hand_record(room, 2, log) is None  # not over yet
+
+
+# --- the fast paths of a move: act and the stored form ----------------------------------------
+
+
+def _ordered(value: Any) -> Any:
+    """A value with its maps' key order made visible (the encoding depends on it)."""
+    if isinstance(value, dict):
+        return [(key, _ordered(item)) for key, item in value.items()]
+    if isinstance(value, list | tuple):
+        return [_ordered(item) for item in value]
+    return value
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_act_builds_the_room_that_replace_would(seed: int) -> None:
+    rnd = random.Random(seed)
+    room = quick_room(seed=seed, turn_seconds=30, rules=MatchRules(target=60))
+    room = replace(room, invite=INVITE, hand_ids=("h-1",), stand_in_level="easy")
+    now = T0
+    while room.status == "playing":
+        game = game_of(room)
+        seat = acting_seat(game, rnd)
+        action = choose(game, legal_actions(game, seat), rnd)
+        now += 1.5
+        after, events = act(room, seat, action, now)
+        new_game, new_events = apply(game, seat, action)
+        assert events == new_events
+        log = new_events if action.kind == "next_hand" else [*room.hand_log, *new_events]
+        expected = replace(
+            room,
+            game=new_game,
+            hand_log=tuple(log),
+            status="finished" if new_game.phase is Phase.MATCH_OVER else "playing",
+            turn_deadline=now + 30 if new_game.turn is not None else None,
+        )
+        assert after == expected
+        assert after.seats is room.seats and after.rules is room.rules
+        room = after
+
+
+def test_stored_parts_are_the_stored_form_in_its_key_order() -> None:
+    rooms = [private_room(), *states_of_play(31, hands=4)]
+    rooms.append(replace(rooms[-1], status="finished", forfeit=1, rematch=(True, False)))
+    for room in rooms:
+        data, game = stored_parts(room)
+        full = room.to_dict(hand_log=False)
+        expected_game = full.pop("game")
+        if room.game is None:
+            assert game is None
+            full["game"] = None
+        else:
+            assert game is not None
+            expected_game.pop("history")
+            assert _ordered(game) == _ordered(expected_game)
+        assert _ordered(data) == _ordered(full)

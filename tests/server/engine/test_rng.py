@@ -1,3 +1,5 @@
+import random
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -62,3 +64,21 @@ def test_seed_out_of_range_is_refused(seed: int) -> None:
     except ValueError:
         return
     raise AssertionError(f"seed {seed!r} should be refused")
+
+
+def _reference_shuffled(items: list[int], state: int) -> tuple[tuple[int, ...], int]:
+    """The shuffle as first written, on ``below``."""
+    result = list(items)
+    for i in range(len(result) - 1, 0, -1):
+        j, state = below(state, i + 1)
+        result[i], result[j] = result[j], result[i]
+    return tuple(result), state
+
+
+def test_shuffled_is_the_shuffle_on_below() -> None:
+    rnd = random.Random(5)
+    for size in (0, 1, 2, 3, 7, 52, 53):
+        for _ in range(200):
+            state = rnd.choice([0, MASK64, MASK64 - 0x9E3779B97F4A7C15, rnd.getrandbits(64)])
+            items = list(range(size))
+            assert shuffled(items, state) == _reference_shuffled(items, state)
