@@ -1,7 +1,9 @@
 """MessagePack framing: the only module of the project that imports ``msgpack``.
 
 - :func:`decode` turns one binary websocket frame into a message, validating everything; on
-  any input it returns a message or raises :class:`ProtocolError`, nothing else.
+  any input it returns a message or raises :class:`ProtocolError`, nothing else. A frame that
+  is plainly valid takes a fast path (``_decode_fast``); anything else, the careful one, which
+  gives the same message for every frame the fast path accepts, and produces every error.
 - :func:`encode` turns a message into its canonical frame: ``t`` first, then the fields in
   declaration order; opaque maps keep their key order.
 - :func:`pack` / :func:`unpack` do the same for plain data the server stores (state blobs),
@@ -15,7 +17,7 @@ back as lists and dicts.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
@@ -91,7 +93,7 @@ def encode(message: Message, *, validate: bool = True) -> bytes:
     as they are (the receiver's :func:`decode` still checks everything).
     """
     wire = to_wire(message)
-    frame = _packb(_plain(wire, WIRE_LIMITS, 1)) if validate else _packb_trusted(wire)
+    frame = _packb(_plain(wire, WIRE_LIMITS, 1)) if validate else pack(wire, validate=False)
     limit = MAX_CLIENT_FRAME if sent_by_client(message) else MAX_SERVER_FRAME
     if len(frame) > limit:
         raise _too_large(len(frame), limit)
@@ -115,6 +117,10 @@ def decode(
         raise ValueError(f"direction is 'client', 'server' or 'any', not {direction!r}")
     if max_size is None:
         max_size = MAX_CLIENT_FRAME if direction == "client" else MAX_SERVER_FRAME
+    if type(data) is bytes and len(data) <= max_size:
+        message = _decode_fast(data, direction)
+        if message is not None:
+            return message
     raw, trailing = _unpackb(data, max_size, WIRE_LIMITS)
     if not isinstance(raw, _Pairs):
         raise ProtocolError(ErrorCode.BAD_MESSAGE, "a frame is one MessagePack map")
@@ -134,9 +140,18 @@ def decode(
 def pack(obj: object, *, validate: bool = True) -> bytes:
     """Plain data as MessagePack, for storage; ``ProtocolError`` when it is not plain data.
     ``validate=False`` packs the server's own data as it is (the hot path of every move)."""
-    if not validate:
-        return _packb_trusted(obj)
-    return _packb(_plain(obj, STORE_LIMITS, 1))
+    if validate:
+        return _packb(_plain(obj, STORE_LIMITS, 1))
+    try:  # the pool of ``_packb``, inlined: this is the hot path
+        packer = _TRUSTED_PACKERS.pop()
+    except IndexError:
+        packer = msgpack.Packer(use_bin_type=True, autoreset=True, default=_as_dict)
+    try:
+        packed = packer.pack(obj)
+    except (TypeError, ValueError, OverflowError) as error:
+        raise ProtocolError(ErrorCode.BAD_MESSAGE, f"not plain data: {error}") from None
+    _TRUSTED_PACKERS.append(packer)
+    return packed
 
 
 def unpack(
@@ -176,9 +191,25 @@ class _Ext:
         pass
 
 
+# Packers are reused: ``msgpack.packb`` makes (and frees) a new ``Packer`` on every call, which
+# costs several times what packing a small value does. A pool holds the packers not in use
+# (``list.pop`` and ``append`` are atomic): a pack that runs while another is under way (in
+# another thread, or from the ``default`` hook, which runs Python code) takes a packer of its
+# own, never a buffer in use. A packer goes back only after a pack that succeeded, so a failure
+# cannot leave bytes for the next value (msgpack drops them anyway: see the tests).
+#: Packers of plain data (``_packb``).
+_PACKERS: list[msgpack.Packer] = []
+#: Packers of the server's own data (``pack(validate=False)``): mappings become dicts.
+_TRUSTED_PACKERS: list[msgpack.Packer] = []
+
+
 def _packb(obj: object) -> bytes:
-    frame = msgpack.packb(obj, use_bin_type=True)
-    assert isinstance(frame, bytes)
+    try:
+        packer = _PACKERS.pop()
+    except IndexError:
+        packer = msgpack.Packer(use_bin_type=True, autoreset=True)
+    frame = packer.pack(obj)
+    _PACKERS.append(packer)
     return frame
 
 
@@ -186,15 +217,6 @@ def _as_dict(obj: object) -> object:
     if isinstance(obj, Mapping):
         return dict(obj)
     raise ProtocolError(ErrorCode.BAD_MESSAGE, f"not plain data: {type(obj).__name__}")
-
-
-def _packb_trusted(obj: object) -> bytes:
-    try:
-        frame = msgpack.packb(obj, use_bin_type=True, default=_as_dict)
-    except (TypeError, ValueError, OverflowError) as error:
-        raise ProtocolError(ErrorCode.BAD_MESSAGE, f"not plain data: {error}") from None
-    assert isinstance(frame, bytes)
-    return frame
 
 
 def _unpackb(data: object, max_size: int, limits: Limits) -> tuple[object, bool]:
@@ -232,6 +254,42 @@ def _unpackb(data: object, max_size: int, limits: Limits) -> tuple[object, bool]
             ErrorCode.BAD_MESSAGE, f"not valid MessagePack: {reason}"[:200]
         ) from None
     return value, unpacker.tell() != size
+
+
+def _decode_fast(data: bytes, direction: Direction) -> Message | None:
+    """The message in a frame that is plainly valid, or ``None`` to take the careful path.
+
+    One ``unpackb`` with the wire limits (longer strings, bigger lists or maps, ext types, bad
+    UTF-8, keys neither strings nor bytes, trailing bytes all raise), then :func:`_is_plain`
+    and a re-encoding that must give back the frame's very bytes (a duplicate key, lost in
+    the dict, or a non-canonical encoding makes it differ). Whatever fails or looks unusual,
+    including a message ``from_wire`` refuses, goes to the careful path, which produces the
+    error: both paths give the same message for every frame this one accepts.
+    """
+    try:
+        wire = _unpackb_wire(data)
+    except Exception:  # msgpack signals bad input with several exception types
+        return None
+    if type(wire) is not dict or not _is_plain(wire, 1) or _packb(wire) != data:
+        return None
+    try:
+        return from_wire(wire, direction=direction)
+    except ProtocolError:
+        return None
+
+
+def _unpackb_wire(data: bytes) -> object:
+    return msgpack.unpackb(
+        data,
+        raw=False,
+        use_list=True,
+        strict_map_key=True,
+        max_str_len=WIRE_LIMITS.max_str,
+        max_bin_len=WIRE_LIMITS.max_bin,
+        max_array_len=WIRE_LIMITS.max_len,
+        max_map_len=WIRE_LIMITS.max_len,
+        max_ext_len=0,
+    )
 
 
 def _too_large(size: int, limit: int) -> ProtocolError:
@@ -343,6 +401,34 @@ def _integer(value: int, limits: Limits) -> int:
     elif not _INT64_MIN <= value <= _UINT64_MAX:
         raise ProtocolError(ErrorCode.BAD_MESSAGE, f"integers are 64-bit, got {value}")
     return value
+
+
+def _is_plain(container: dict[object, object] | list[object], depth: int) -> bool:
+    """True when a value from :func:`_unpackb_wire` (exact types; strings, binaries, lists and
+    maps already within :data:`WIRE_LIMITS`) is one that ``_plain`` accepts as it is: string
+    keys, safe integers, finite floats, no ext values, nested at most ``max_depth`` deep."""
+    if depth > WIRE_LIMITS.max_depth:
+        return False
+    if type(container) is dict:
+        for key in container:
+            if type(key) is not str:
+                return False
+        values: Iterable[object] = container.values()
+    else:
+        values = container
+    for value in values:
+        kind = type(value)
+        if kind is str or value is None or kind is bool or kind is bytes:
+            continue
+        if kind is int:
+            if not -_MAX_SAFE_INT <= value <= _MAX_SAFE_INT:  # type: ignore[operator]
+                return False
+        elif kind is dict or kind is list:
+            if not _is_plain(value, depth + 1):  # type: ignore[arg-type]
+                return False
+        elif kind is not float or not math.isfinite(value):  # type: ignore[arg-type]
+            return False
+    return True
 
 
 def _oversized(what: str, limit: int) -> ProtocolError:

@@ -232,6 +232,8 @@ def _is_int(value: object) -> bool:
 
 def _integer(low: int, high: int) -> Check:
     def check(value: object) -> int:
+        if type(value) is int and low <= value <= high:  # the common case, in short
+            return value
         if not _is_int(value):
             raise _bad(f"expected an integer, got {_type_name(value)}")
         assert isinstance(value, int)
@@ -260,9 +262,10 @@ def _text(
     compiled = re.compile(pattern) if pattern else None
 
     def check(value: object) -> str:
-        if not isinstance(value, str):
-            raise _bad(f"expected a string, got {_type_name(value)}")
-        value = str.__str__(value)
+        if type(value) is not str:
+            if not isinstance(value, str):
+                raise _bad(f"expected a string, got {_type_name(value)}")
+            value = str.__str__(value)
         if strip:
             value = value.strip()
         if not low <= len(value) <= high:
@@ -278,6 +281,8 @@ def _text(
 
 def _one_of(*choices: str) -> Check:
     def check(value: object) -> str:
+        if type(value) is str and value in choices:  # the common case, in short
+            return value
         if not isinstance(value, str):
             raise _bad(f"expected a string, got {_type_name(value)}")
         if value not in choices:
@@ -308,6 +313,8 @@ def _card(value: object) -> str:
 
 
 def _request_id(value: object) -> RequestId:
+    if type(value) is int and 0 <= value <= MAX_REQUEST_ID:  # the common case, in short
+        return value
     if _is_int(value):
         assert isinstance(value, int)
         if 0 <= value <= MAX_REQUEST_ID:
@@ -384,6 +391,8 @@ def _nested(cls: type[Any]) -> Check:
     """A map holding the fields of ``cls`` (a dataclass of this module)."""
 
     def check(value: object) -> object:
+        if type(value) is dict:  # from the wire
+            return _build(cls, value)
         if isinstance(value, cls):
             return value
         if not isinstance(value, Mapping):
@@ -404,6 +413,8 @@ class _Field:
 
 
 _SPECS: dict[type[Any], tuple[_Field, ...]] = {}
+#: Per class, what building and checking an instance takes, resolved once (``_plan``).
+_PLANS: dict[type[Any], _Plan] = {}
 
 
 def _spec(cls: type[Any]) -> tuple[_Field, ...]:
@@ -422,45 +433,93 @@ def _spec(cls: type[Any]) -> tuple[_Field, ...]:
     return spec
 
 
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    names: frozenset[str]
+    """The keys a map of the class may hold: its fields, and ``t`` for a message."""
+    fields: tuple[tuple[str, Check, bool], ...]
+    """Each field as (name, check, optional), in declaration order."""
+    required: tuple[str, ...]
+    """The names of the required fields, in declaration order."""
+    rules: bool
+    """Whether the class has rules across fields (overrides ``_check``)."""
+
+
+def _plan(cls: type[Any]) -> _Plan:
+    plan = _PLANS.get(cls)
+    if plan is None:
+        spec = _spec(cls)
+        # ``_build`` makes instances without ``__init__`` (it does the work of ``__init__`` and
+        # ``__post_init__``): the class must be a plain dataclass whose optional fields are None
+        for base in cls.__mro__:
+            if base not in (_Checked, object) and {"__new__", "__post_init__"} & vars(base).keys():
+                raise TypeError(f"{cls.__name__} has a __new__ or __post_init__ of its own")
+        for field in dataclasses.fields(cls):
+            if not field.init or field.default not in (None, dataclasses.MISSING):
+                raise TypeError(f"{cls.__name__}.{field.name}: optional fields default to None")
+        names = {field.name for field in spec}
+        if isinstance(getattr(cls, "t", None), str):
+            names.add("t")
+        plan = _Plan(
+            names=frozenset(names),
+            fields=tuple((field.name, field.check, field.optional) for field in spec),
+            required=tuple(field.name for field in spec if not field.optional),
+            rules=cls._check is not _Checked._check,
+        )
+        _PLANS[cls] = plan
+    return plan
+
+
 class _Checked:
     """Base of every message and nested map: validates (and normalises) fields on creation."""
 
     __slots__ = ()
 
     def __post_init__(self) -> None:
-        for field in _spec(type(self)):
-            value = getattr(self, field.name)
-            if value is None and field.optional:
+        plan = _PLANS.get(type(self)) or _plan(type(self))
+        for name, check, optional in plan.fields:
+            value = getattr(self, name)
+            if value is None and optional:
                 continue
             try:
-                checked = field.check(value)
+                checked = check(value)
             except ProtocolError as error:
-                raise error.at(field.name) from None
+                raise error.at(name) from None
             if checked is not value:
-                object.__setattr__(self, field.name, checked)
-        self._check()
+                object.__setattr__(self, name, checked)
+        if plan.rules:
+            self._check()
 
     def _check(self) -> None:
         """Rules across fields; overridden where a message has some."""
 
 
 def _build(cls: type[Any], data: Mapping[Any, object]) -> Any:
-    spec = _spec(cls)
-    names = {field.name for field in spec}
-    if isinstance(getattr(cls, "t", None), str):
-        names.add("t")
-    unknown = sorted(repr(key) for key in data if key not in names)
-    if unknown:
-        raise _bad(f"unknown field(s) {', '.join(unknown)}")
-    kwargs: dict[str, object] = {}
-    for field in spec:
-        if field.name in data:
-            value = data[field.name]
-            if value is not None or not field.optional:
-                kwargs[field.name] = value
-        elif not field.optional:
-            raise _bad("missing required field").at(field.name)
-    return cls(**kwargs)
+    """``cls(**fields of data)``, refusing unknown fields, then the first missing one, then
+    checking each field in order and the rules across fields, as the constructor would; the
+    instance is made and filled here (what ``__init__`` and ``__post_init__`` do, at once)."""
+    plan = _PLANS.get(cls) or _plan(cls)
+    names = plan.names
+    for key in data:
+        if key not in names:
+            unknown = sorted(repr(key) for key in data if key not in names)
+            raise _bad(f"unknown field(s) {', '.join(unknown)}")
+    for name in plan.required:
+        if name not in data:
+            raise _bad("missing required field").at(name)
+    instance = object.__new__(cls)
+    set_field = object.__setattr__
+    for name, check, optional in plan.fields:
+        value = data.get(name)
+        if value is not None or not optional:
+            try:
+                value = check(value)
+            except ProtocolError as error:
+                raise error.at(name) from None
+        set_field(instance, name, value)
+    if plan.rules:
+        instance._check()
+    return instance
 
 
 def _fields_to_wire(obj: _Checked) -> dict[str, object]:
@@ -804,7 +863,7 @@ _REGISTRIES: Final[Mapping[Direction, Mapping[str, type[Message]]]] = {
 }
 
 for _cls in (Rules, Action, *MESSAGES.values()):
-    _spec(_cls)  # resolve every field's check at import: a mistake fails loudly, once
+    _plan(_cls)  # resolve every field's check at import: a mistake fails loudly, once
 
 
 def from_wire(data: Mapping[Any, object], *, direction: Direction = "any") -> Message:
@@ -817,7 +876,7 @@ def from_wire(data: Mapping[Any, object], *, direction: Direction = "any") -> Me
         tag = data.get("t")
     except Exception:  # a mapping that breaks on lookup is not plain data
         raise _bad("a message is a map with a type tag 't'") from None
-    request = as_request_id(data.get("id"))
+    given = data.get("id")
     try:
         if tag is None:
             raise _bad("a message needs a type tag 't'").at("t")
@@ -830,7 +889,7 @@ def from_wire(data: Mapping[Any, object], *, direction: Direction = "any") -> Me
         return message
     except ProtocolError as error:
         if error.request_id is None:
-            error.request_id = request
+            error.request_id = as_request_id(given)
         raise
 
 
