@@ -74,6 +74,11 @@ class Hub:
         #: Rooms whose first follower waits for Redis to confirm the subscription.
         self._confirmed: dict[str, asyncio.Future[None]] = {}
         self._rooms: dict[str, tuple[int, Room]] = {}
+        #: Commits of this process in flight, by (room, the version they would make), and the
+        #: feed's copies of those versions held until the commit's outcome is known.
+        self._committing: dict[tuple[str, int], int] = {}
+        self._held: dict[tuple[str, int], RoomUpdate] = {}
+        self._pending_deliveries: set[asyncio.Task[None]] = set()
         self._task: asyncio.Task[None] | None = None
 
     # --- lifecycle ----------------------------------------------------------------------------
@@ -149,6 +154,31 @@ class Hub:
             cached = self._rooms.get(room_id)
             if cached is None or cached[0] <= version:
                 self._rooms[room_id] = (version, room)
+
+    def committing(self, room_id: str, seq: int) -> None:
+        """This process is committing the change that makes ``seq``. The feed's copy of it
+        often arrives before the commit's reply: it waits for ``committed``, and is then
+        delivered from the committed room instead of a room decoded from the feed."""
+        key = (room_id, seq)
+        self._committing[key] = self._committing.get(key, 0) + 1
+
+    def committed(self, room_id: str, seq: int, room: Room | None) -> None:
+        """The outcome of ``committing``: the committed room, or None when the commit did
+        not make ``seq`` (another change did, or the outcome is unknown). A held copy of the
+        feed then goes to the followers that ``deliver`` does not serve (it skips those
+        behind or catching up); the others have it already and are skipped."""
+        key = (room_id, seq)
+        left = self._committing.get(key, 0) - 1
+        if left > 0:
+            self._committing[key] = left
+        else:
+            self._committing.pop(key, None)
+        if room is not None:
+            self.remember(room_id, seq, room)
+        if left <= 0 and (held := self._held.pop(key, None)) is not None:
+            task = asyncio.create_task(self._deliver_logged(held))
+            self._pending_deliveries.add(task)
+            task.add_done_callback(self._pending_deliveries.discard)
 
     def followed_rooms(self) -> list[tuple[str, Room]]:
         return [(room_id, room) for room_id, (_, room) in self._rooms.items()]
@@ -253,6 +283,12 @@ class Hub:
             conn.flush()
             subscription.last_seq = seq
 
+    async def _deliver_logged(self, update: RoomUpdate) -> None:
+        try:
+            await self._deliver(update)
+        except Exception:
+            log.exception("delivery failed")
+
     async def _deliver(self, update: RoomUpdate) -> None:
         followers = self._followers.get(update.room_id)
         if not followers:
@@ -260,6 +296,9 @@ class Hub:
         seq = update.seq
         if all(self._served(conn, update.room_id, seq) for conn in followers):
             return  # this process made the change and delivered it already (``deliver``)
+        if (update.room_id, seq) in self._committing:
+            self._held[(update.room_id, seq)] = update  # see ``committing``
+            return
         room = self.cached(update.room_id, seq) or decode_room(update.state)
         cached = self._rooms.get(update.room_id)
         if cached is None or cached[0] < seq:

@@ -402,14 +402,20 @@ class Service:
         except RoomError as refusal:
             raise RequestFailed(ErrorCode(refusal.code), str(refusal)) from None
         await self._owe(room, changed)
-        result = await self.store.commit(
-            room.id,
-            version,
-            encode_room(changed),
-            encode_change(version + 1, events, seat),
-            request_key=f"{conn.player_id}:{message.id}",
-            finished=changed.status == "finished",
-        )
+        self.hub.committing(room.id, version + 1)
+        result = None
+        try:
+            result = await self.store.commit(
+                room.id,
+                version,
+                encode_room(changed),
+                encode_change(version + 1, events, seat),
+                request_key=request_key,
+                finished=changed.status == "finished",
+            )
+        finally:
+            ok = result is not None and result.status is CommitStatus.OK
+            self.hub.committed(room.id, version + 1, changed if ok else None)
         if result.status is CommitStatus.DUPLICATE:
             raise RequestFailed(
                 ErrorCode.DUPLICATE_REQUEST, f"request {message.id!r} was already applied"
@@ -420,7 +426,6 @@ class Service:
                 "another change came first; resync and try again",
                 {"seq": result.version},
             )
-        self.hub.remember(room.id, result.version, changed)
         metrics.count_action(action.kind)
         metrics.ACTION_LATENCY.observe(time.perf_counter() - started)
         await self._after_change(room, changed)

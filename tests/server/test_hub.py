@@ -169,3 +169,57 @@ async def test_the_committed_room_wins_over_the_feeds_copy_of_the_same_version(
     hub.remember(room.id, 1, room)  # an older version never replaces a newer one
     assert hub.cached(room.id, 2) is changed
     assert peer.seqs() == [2]
+
+
+async def _feed_copy_arrives() -> None:
+    await asyncio.sleep(0.2)  # the feed's copy of the commit reaches the hub meanwhile
+
+
+async def test_the_feeds_copy_of_a_local_commit_waits_for_its_outcome(
+    store: Store, hub: Hub
+) -> None:
+    room = await _room(store)
+    peer = Peer("0")
+    await _follow(hub, peer, room.id, 0, 1)
+    hub.committing(room.id, 2)
+    changed, events = await _commit(store, room, 1)
+    await _feed_copy_arrives()
+    assert peer.seqs() == []  # held, not decoded and delivered
+    hub.committed(room.id, 2, changed)
+    hub.deliver(room.id, 2, changed, events)
+    await _settle([peer], 2)
+    assert peer.seqs() == [2]
+    assert hub.cached(room.id, 2) is changed
+
+
+async def test_a_held_copy_is_delivered_when_the_local_commit_did_not_make_it(
+    store: Store, hub: Hub
+) -> None:
+    """The commit's outcome is unknown (its reply was lost) or another change won: the
+    followers get the change from the feed's copy."""
+    room = await _room(store)
+    peer = Peer("0")
+    await _follow(hub, peer, room.id, 0, 1)
+    hub.committing(room.id, 2)
+    await _commit(store, room, 1)
+    await _feed_copy_arrives()
+    hub.committed(room.id, 2, None)
+    await _settle([peer], 2)
+    assert peer.seqs() == [2]
+
+
+async def test_a_follower_that_deliver_skips_still_gets_the_held_copy(
+    store: Store, hub: Hub
+) -> None:
+    room = await _room(store)
+    peer = Peer("busy")
+    subscription = await _follow(hub, peer, room.id, 0, 1)
+    hub.committing(room.id, 2)
+    changed, events = await _commit(store, room, 1)
+    await _feed_copy_arrives()
+    hub.committed(room.id, 2, changed)
+    async with subscription.lock:  # catching up: ``deliver`` leaves it to the feed's copy
+        hub.deliver(room.id, 2, changed, events)
+        assert subscription.last_seq == 1
+    await _settle([peer], 2)
+    assert peer.seqs() == [2]
