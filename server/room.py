@@ -241,11 +241,18 @@ def stored_parts(room: Room) -> tuple[dict[str, Any], dict[str, Any] | None]:
         data["game"] = None
         return data, None
     record = record_part(game)
-    return data, {
+    return data, _game_fields(game, record["rules"], record["results"])
+
+
+def _game_fields(
+    game: GameState, rules: dict[str, Any], results: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """``game.to_dict()`` without the history, with the rules' and results' maps given."""
+    return {
         "format": STATE_FORMAT,
         "seed": game.seed,
         "rng": game.rng,
-        "rules": record["rules"],
+        "rules": rules,
         "hand_number": game.hand_number,
         "dealer": game.dealer,
         "phase": game.phase.value,
@@ -256,31 +263,16 @@ def stored_parts(room: Room) -> tuple[dict[str, Any], dict[str, Any] | None]:
         "taken_card": game.taken_card,
         "discard_draws": game.discard_draws,
         "scores": list(game.scores),
-        "results": record["results"],
-    }  # ``_game_dict(game, history=False)``
+        "results": results,
+    }
 
 
 def _game_dict(game: GameState, *, history: bool = True) -> dict[str, Any]:
     """Exactly ``game.to_dict()`` (a test holds them equal), with the rules' map made once per
     rules: ``MatchRules.to_dict`` (``dataclasses.asdict``) was a good part of every move's
     encoding. ``history=False`` leaves the history out."""
-    data = {
-        "format": STATE_FORMAT,
-        "seed": game.seed,
-        "rng": game.rng,
-        "rules": rules_dict(game.rules).copy(),
-        "hand_number": game.hand_number,
-        "dealer": game.dealer,
-        "phase": game.phase.value,
-        "turn": game.turn,
-        "hands": [list(game.hands[0]), list(game.hands[1])],
-        "stock": list(game.stock),
-        "discard_pile": list(game.discard_pile),
-        "taken_card": game.taken_card,
-        "discard_draws": game.discard_draws,
-        "scores": list(game.scores),
-        "results": [record.to_dict() for record in game.results],
-    }
+    rules = rules_dict(game.rules).copy()
+    data = _game_fields(game, rules, [record.to_dict() for record in game.results])
     if history:
         data["history"] = [move.to_dict() for move in game.history]
     return data

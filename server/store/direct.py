@@ -36,6 +36,14 @@ from server.store._base import StoreConfig
 __all__ = ["DirectConnection", "supports"]
 
 
+def keep_alive(transport: asyncio.BaseTransport) -> None:
+    """TCP keepalive on a Redis connection (a dead peer is noticed even when idle)."""
+    sock = transport.get_extra_info("socket")
+    if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+        with contextlib.suppress(OSError):  # a socket that refuses keepalive still works
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+
+
 def _pack(args: tuple[bytes | str | int | float, ...]) -> bytes:
     packed: bytes = hiredis.pack_command(cast(Any, args))  # the stub types a 1-tuple
     return packed
@@ -68,10 +76,7 @@ class _Wire(asyncio.Protocol):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
-        sock = transport.get_extra_info("socket")
-        if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
-            with contextlib.suppress(OSError):  # a socket that refuses keepalive still works
-                sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+        keep_alive(transport)
 
     def data_received(self, data: bytes) -> None:
         reader = self._reader

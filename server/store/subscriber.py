@@ -18,8 +18,6 @@ closed the same way. Reconnecting (and subscribing again) is the feed's business
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import socket
 from collections.abc import Callable
 from typing import Any, NamedTuple, cast
 
@@ -29,7 +27,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 
 from server.store._base import StoreConfig
-from server.store.direct import supports
+from server.store.direct import keep_alive, supports
 
 __all__ = ["FeedSink", "Subscriber", "open_subscriber", "supports"]
 
@@ -82,10 +80,7 @@ class Subscriber(asyncio.Protocol):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
-        sock = transport.get_extra_info("socket")
-        if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
-            with contextlib.suppress(OSError):  # a socket that refuses keepalive still works
-                sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+        keep_alive(transport)
         self._timer = self._loop.call_later(self._ping_interval, self._tick)
 
     def data_received(self, data: bytes) -> None:
