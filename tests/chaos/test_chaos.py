@@ -220,8 +220,12 @@ class Chaos:
         assert dead.pid is not None
         people = self._people_on(matches)
         os.killpg(dead.pid, signal.SIGSTOP)  # frozen: it can neither leave nor come back
-        self.orphaned = await self._seats_of(player, matches)
         await victim.akill()
+        # Read after the kill, once a commit the killed server had already sent has reached
+        # Redis: an act the worker sent before it froze may still have been committed until
+        # then; that is its own move, not a seat played again.
+        await asyncio.sleep(0.2)
+        self.orphaned = await self._seats_of(player, matches)
         await asyncio.to_thread(dead.kill)
         self.people_cut += people[victim.port]
         self.kills["server"] += 1
