@@ -13,7 +13,9 @@ Failures behave as with the pooled client (``StoreConfig``): a lost connection f
 commands in flight with redis-py's ``ConnectionError``, a command that gets no reply within
 ``socket_timeout`` fails with its ``TimeoutError`` and drops the connection; both are retried
 ``retries`` times after an exponential, jittered delay (capped at one second), on a new
-connection. Error replies are returned as ``ResponseError`` instances for the caller to raise.
+connection. A ``LOADING`` reply (a restarted Redis still reading its data; the command did
+not run) is retried the same way. Other error replies are returned as ``ResponseError``
+instances for the caller to raise.
 """
 
 from __future__ import annotations
@@ -34,6 +36,10 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from server.store._base import StoreConfig
 
 __all__ = ["DirectConnection", "supports"]
+
+
+def _loading(reply: object) -> bool:
+    return isinstance(reply, ResponseError) and str(reply).startswith("LOADING")
 
 
 def keep_alive(transport: asyncio.BaseTransport) -> None:
@@ -178,7 +184,7 @@ class DirectConnection:
                 wire = self._wire
                 if wire is None or not wire.usable:
                     wire = await self._open()
-                return await wire.send(packed)
+                reply = await wire.send(packed)
             except (RedisConnectionError, RedisTimeoutError, OSError, TimeoutError) as error:
                 failures += 1
                 if self._closed or failures > self._config.retries:
@@ -186,6 +192,15 @@ class DirectConnection:
                         raise
                     raise RedisConnectionError(f"cannot reach Redis: {error}") from error
                 await asyncio.sleep(self._backoff.compute(failures))
+                continue
+            if not _loading(reply):
+                return reply
+            # A restarted Redis still reading its data refuses every command without running
+            # it: wait and ask again, as redis-py's pool does (BusyLoadingError).
+            failures += 1
+            if self._closed or failures > self._config.retries:
+                return reply
+            await asyncio.sleep(self._backoff.compute(failures))
 
     async def _open(self) -> _Wire:
         if self._closed:

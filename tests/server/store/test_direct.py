@@ -4,7 +4,9 @@ concurrency, errors, timeouts, cancelled callers, reconnects, a database other t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
+import hiredis
 import pytest
 from redis.asyncio import Redis
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -70,6 +72,49 @@ async def test_a_command_without_reply_times_out_and_the_connection_is_replaced(
         assert await direct.execute("PING") == b"PONG"
     finally:
         direct.close()
+
+
+class LoadingRedis:
+    """Answers ``LOADING`` (Redis restarted, still reading its data) to the first ``loading``
+    commands, then ``+PONG`` to each."""
+
+    def __init__(self, loading: int) -> None:
+        self.loading = loading
+        self.commands = 0
+
+    async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        parser = hiredis.Reader()
+        with contextlib.suppress(ConnectionError):
+            while data := await reader.read(65536):
+                parser.feed(data)
+                while parser.gets() is not False:
+                    self.commands += 1
+                    if self.commands <= self.loading:
+                        writer.write(b"-LOADING Redis is loading the dataset in memory\r\n")
+                    else:
+                        writer.write(b"+PONG\r\n")
+        writer.close()
+
+
+@pytest.mark.parametrize(("loading", "retries", "answered"), [(2, 3, True), (3, 2, False)])
+async def test_a_redis_still_loading_is_asked_again(
+    loading: int, retries: int, answered: bool
+) -> None:
+    fake = LoadingRedis(loading)
+    server = await asyncio.start_server(fake.serve, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    direct = DirectConnection(f"redis://127.0.0.1:{port}/0", StoreConfig(retries=retries))
+    try:
+        reply = await direct.execute("PING")
+        if answered:
+            assert reply == b"PONG"
+            assert fake.commands == loading + 1
+        else:  # still loading after the retries: the error reply, for the caller to raise
+            assert isinstance(reply, ResponseError) and str(reply).startswith("LOADING")
+            assert fake.commands == retries + 1
+    finally:
+        direct.close()
+        server.close()
 
 
 async def test_a_missing_redis_fails_after_the_retries() -> None:
