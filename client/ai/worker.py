@@ -27,6 +27,9 @@ from protocol import messages as m
 
 log = logging.getLogger(__name__)
 
+#: Logged once the server knows this worker takes no new seats (after SIGTERM).
+DRAINING = "draining: the server offers no new seats"
+
 #: Levels whose decisions are heavy enough to leave the event loop for a process pool.
 POOLED_LEVELS = frozenset({"hard"})
 #: Errors after which the seat is no longer this worker's to play.
@@ -215,6 +218,7 @@ class Worker:
         if session is not None and session.connected:
             with contextlib.suppress(Exception):
                 await session.request("ai_subscribe", capacity=0)
+                log.info(DRAINING, extra={"seats": len(self._seats)})
         while self._seats:
             await asyncio.gather(*self._seats.values(), return_exceptions=True)
         self._stopped.set()

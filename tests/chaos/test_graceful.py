@@ -15,6 +15,7 @@ import re
 from collections import Counter
 from typing import Any
 
+from client.ai.worker import DRAINING
 from client.session import Session, View
 from protocol import messages as m
 from server.hub import decode_room
@@ -166,6 +167,14 @@ async def _ai_player(store: Store, room: str) -> str | None:
     return decode_room(loaded[1]).seats[1].player
 
 
+async def _logged(worker: WorkerProcess, text: str, timeout: float = 30) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while text not in worker.log_text():
+        assert loop.time() < deadline, f"{worker.name} never logged {text!r}: {worker.log_tail()}"
+        await asyncio.sleep(0.05)
+
+
 async def test_sigterm_of_a_worker_lets_it_finish_its_matches(
     redis_url: str, server_factory: ServerFactory, worker_factory: WorkerFactory
 ) -> None:
@@ -184,7 +193,7 @@ async def test_sigterm_of_a_worker_lets_it_finish_its_matches(
         assert len(holders) == 1 and None not in holders
         leaving.terminate()
         successor = worker_factory(server.ws_url)
-        await asyncio.sleep(1.0)  # the signal is handled before the next room is opened
+        await _logged(leaving, DRAINING)  # the server knows before the next room is opened
         late = await _matches(server.ws_url, people=0, ai=1)
         late_playing = asyncio.create_task(_play_all(late, progress))
         finals = await asyncio.wait_for(playing, 90)
