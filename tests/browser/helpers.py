@@ -127,14 +127,33 @@ def take_turn(page: Page, *, use_drag: bool = False, take_upcard: bool = False) 
     return None
 
 
-def wait_for_change(page: Page, before: TableState | None, timeout: float = 10.0) -> None:
+def changed(page: Page, before: TableState | None, timeout: float) -> bool:
+    """Whether the table changes from ``before`` within ``timeout`` seconds."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        now = table_state(page)
-        if now != before:
-            return
+        if table_state(page) != before:
+            return True
         page.wait_for_timeout(30)
-    raise AssertionError(f"the table did not change from {before}")
+    return False
+
+
+def wait_for_change(page: Page, before: TableState | None, timeout: float = 10.0) -> None:
+    if not changed(page, before, timeout):
+        raise AssertionError(f"the table did not change from {before}")
+
+
+def move_and_wait(page: Page, before: TableState | None, **options: bool) -> str | None:
+    """``take_turn``, then wait until the table changes. An AI room deals before its worker
+    takes the AI seat (a change that does not show on the table): a move sent across that
+    change is refused as stale, the client catches up, and the player plays again, once.
+    Then the move must count."""
+    did = take_turn(page, **options)
+    if did is None:
+        return None
+    if not changed(page, before, 3.0) and table_state(page) == before:
+        take_turn(page, **options)
+    wait_for_change(page, before)
+    return did
 
 
 def play_hand(pages: list[Page], *, timeout: float = 90.0, use_drag_once: bool = False) -> int:
@@ -149,7 +168,7 @@ def play_hand(pages: list[Page], *, timeout: float = 90.0, use_drag_once: bool =
         for page in pages:
             before = table_state(page)
             try:
-                did = take_turn(page, use_drag=not dragged)
+                did = move_and_wait(page, before, use_drag=not dragged)
             except Exception as error:
                 if not type(error).__module__.startswith("playwright"):
                     raise
@@ -158,7 +177,6 @@ def play_hand(pages: list[Page], *, timeout: float = 90.0, use_drag_once: bool =
                 acted = True
                 moves += 1
                 dragged = dragged or did.startswith("drag")
-                wait_for_change(page, before)
         if not acted:
             pages[0].wait_for_timeout(40)
     raise AssertionError(f"no hand result after {timeout} s and {moves} moves")

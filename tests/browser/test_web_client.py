@@ -19,10 +19,10 @@ from tests.browser.helpers import (
     ConsoleWatch,
     TableState,
     hand_cards,
+    move_and_wait,
     play_hand,
     shot,
     table_state,
-    take_turn,
     wait_for_change,
 )
 from tests.support.server_process import ServerProcess
@@ -68,10 +68,9 @@ def my_moves(page: Page, count: int, **options: bool) -> list[str]:
         if state is None or state.over or not state.my_turn:
             page.wait_for_timeout(30)
             continue
-        did = take_turn(page, **options)
+        did = move_and_wait(page, state, **options)
         if did:
             done.append(did)
-            wait_for_change(page, state)
     return done
 
 
