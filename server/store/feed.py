@@ -132,10 +132,13 @@ class RoomFeed:
         if self._closed:
             return
         self._closed = True
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        task = self._task
+        if task is not None:
+            while not task.done():  # a cancellation can be lost (see ``_run``): ask again
+                task.cancel()
+                await asyncio.wait({task}, timeout=1.0)
+            with contextlib.suppress(BaseException):
+                task.result()
             self._task = None
         await self._disconnect()
         for waiters in self._waiters.values():
@@ -218,7 +221,9 @@ class RoomFeed:
     async def _run(self) -> None:
         delay = self._config.feed_reconnect_min
         was_connected = False
-        while True:
+        # ``close`` cancels this task, and also sets ``_closed``: on Python 3.11 a cancellation
+        # that arrives as ``asyncio.wait_for`` completes (the connect) can be lost.
+        while not self._closed:
             try:
                 link = await self._connect(resync=was_connected)
                 was_connected = True

@@ -428,3 +428,25 @@ async def test_the_redis_py_fallback(
         await feed.add("r1")
         assert (await store.commit("r1", 2, b"s3", b"c3")).ok
         assert await next_item(feed) == RoomUpdate("r1", 3, b"c3", b"s3")
+
+
+async def test_close_returns_even_when_a_cancellation_is_lost(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On Python 3.11 ``asyncio.wait_for`` can swallow a cancellation that arrives as the
+    connect completes (seen in CI: ``close`` waited forever for the reconnecting task)."""
+    feed = RoomFeed("redis://127.0.0.1:1/0", FAST)
+    connecting = asyncio.Event()
+
+    async def connect_that_swallows_a_cancellation(*, resync: bool) -> object:
+        connecting.set()
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.sleep(0.5)
+        connecting.clear()
+        raise ConnectionError("refused")
+
+    monkeypatch.setattr(feed, "_connect", connect_that_swallows_a_cancellation)
+    with pytest.raises(TimeoutError):
+        await feed.start()
+    await connecting.wait()  # cancelled in there, the cancellation is lost
+    await asyncio.wait_for(feed.close(), 10)
