@@ -44,7 +44,7 @@ from server.engine.actions import (
     PASS,
     TAKE_UPCARD,
 )
-from server.engine.state import GameState, HandRecord, Move, Phase
+from server.engine.state import GameState, HandRecord, Move, Phase, shared
 
 TAG = "GR1"
 _FIELDS = (
@@ -237,4 +237,4 @@ def _parse_move(text: str) -> Move:
         raise ValueError(f"a history entry is seat, move letter, card, got {text!r}")
     move = Move(_number(text[0], "history seat"), _MOVE_KINDS[text[1]], text[2:] or None)
     move.check()
-    return move
+    return shared(move)

@@ -37,7 +37,7 @@ from server.engine.events import (
     match_over_event,
     move_event,
 )
-from server.engine.state import SEATS, GameState, HandRecord, Move, Phase
+from server.engine.state import SEATS, GameState, HandRecord, Move, Phase, move_of
 
 _Hands = tuple[tuple[str, ...], tuple[str, ...]]
 
@@ -224,7 +224,7 @@ def _take_upcard(state: GameState, seat: int, _: str | None) -> tuple[GameState,
         discard_draws=state.discard_draws + 1,
         scores=state.scores,
         results=state.results,
-        history=(*state.history, Move(seat, TAKE_UPCARD, card)),
+        history=(*state.history, move_of(seat, TAKE_UPCARD, card)),
     )
     return new, [move_event(seat, TAKE_UPCARD, card)]
 
@@ -245,7 +245,7 @@ def _pass(state: GameState, seat: int, _: str | None) -> tuple[GameState, list[E
         discard_draws=state.discard_draws,
         scores=state.scores,
         results=state.results,
-        history=(*state.history, Move(seat, PASS)),
+        history=(*state.history, move_of(seat, PASS)),
     )
     return new, [move_event(seat, PASS, None)]
 
@@ -263,7 +263,7 @@ def _draw_stock(state: GameState, seat: int, _: str | None) -> tuple[GameState, 
         discard_draws=state.discard_draws,
         scores=state.scores,
         results=state.results,
-        history=(*state.history, Move(seat, DRAW_STOCK)),
+        history=(*state.history, move_of(seat, DRAW_STOCK)),
     )
     return new, [draw_event(seat, "stock", card)]
 
@@ -281,7 +281,7 @@ def _draw_discard(state: GameState, seat: int, _: str | None) -> tuple[GameState
         discard_draws=state.discard_draws + 1,
         scores=state.scores,
         results=state.results,
-        history=(*state.history, Move(seat, DRAW_DISCARD, card)),
+        history=(*state.history, move_of(seat, DRAW_DISCARD, card)),
     )
     return new, [draw_event(seat, "discard", card)]
 
@@ -307,7 +307,7 @@ def _discard(state: GameState, seat: int, card: str | None) -> tuple[GameState, 
     hand = _check_discard(state, seat, DISCARD, card)
     events = [move_event(seat, DISCARD, card)]
     if len(state.stock) <= DEAD_HAND_STOCK or state.discard_draws >= DISCARD_DRAW_CAP:
-        return _end_hand(state, Move(seat, DISCARD, card), hand, None, events)
+        return _end_hand(state, move_of(seat, DISCARD, card), hand, None, events)
     new = _evolve(
         state,
         phase=Phase.DRAW,
@@ -319,7 +319,7 @@ def _discard(state: GameState, seat: int, card: str | None) -> tuple[GameState, 
         discard_draws=state.discard_draws,
         scores=state.scores,
         results=state.results,
-        history=(*state.history, Move(seat, DISCARD, card)),
+        history=(*state.history, move_of(seat, DISCARD, card)),
     )
     return new, events
 
@@ -354,7 +354,7 @@ def _score_knock(
     result = score_hand(hand, state.hands[1 - knocker])
     kind = GIN if result.kind == "gin" else KNOCK
     events = [move_event(knocker, kind, card)]
-    return _end_hand(state, Move(knocker, kind, card), hand, result, events)
+    return _end_hand(state, move_of(knocker, kind, card), hand, result, events)
 
 
 def _end_hand(

@@ -81,7 +81,7 @@ class Move:
         _expect_keys(data, {"seat", "kind"}, {"card"}, "history entry")
         move = cls(_seat(data["seat"], "history seat"), data["kind"], data.get("card"))
         move.check()
-        return move
+        return shared(move)
 
     def check(self) -> None:
         if self.seat not in SEATS:
@@ -94,6 +94,31 @@ class Move:
             card_index(self.card)
         elif self.card is not None:
             raise ValueError(f"history entry {self.kind} has no card, got {self.card!r}")
+
+
+def _every_move() -> dict[tuple[int, str, str | None], Move]:
+    moves = {}
+    for seat in SEATS:
+        for kind in MOVE_KINDS:
+            for card in DECK if kind in _MOVE_CARD_KINDS else (None,):
+                moves[seat, kind, card] = Move(seat, kind, card)
+    return moves
+
+
+_MOVES = _every_move()
+
+
+def move_of(seat: int, kind: str, card: str | None = None) -> Move:
+    """The one shared ``Move`` of that event (each of the few hundred is made at import):
+    a history grows by no new object per action, so the garbage collector stops finding a
+    whole hand's moves among the young objects of every room a process keeps.
+    A ``KeyError`` for a move that cannot exist."""
+    return _MOVES[seat, kind, card]
+
+
+def shared(move: Move) -> Move:
+    """The shared instance equal to ``move`` (``move_of``), or ``move`` itself if none is."""
+    return _MOVES.get((move.seat, move.kind, move.card), move)
 
 
 @dataclass(frozen=True, slots=True)
@@ -340,7 +365,7 @@ def _check_counters(state: GameState) -> None:
 
 
 def _check_history(state: GameState) -> None:
-    passes = (Move(state.non_dealer, PASS), Move(state.dealer, PASS))
+    passes = (move_of(state.non_dealer, PASS), move_of(state.dealer, PASS))
     first_turn = {Phase.FIRST_OFFER: (), Phase.SECOND_OFFER: passes[:1], Phase.FIRST_DRAW: passes}
     expected = first_turn.get(state.phase)
     if expected is not None and state.history != expected:

@@ -9,6 +9,8 @@ from hypothesis import strategies as st
 
 from protocol.scoring import MatchRules
 from server.engine import GameState, Phase, new_match
+from server.engine.notation import from_text, to_text
+from server.engine.state import move_of
 from tests.server.engine.hands import DEFENDER_79, KNOCK_AT_10
 from tests.server.engine.helpers import act, position
 
@@ -197,3 +199,31 @@ def test_from_dict_raises_only_value_error_on_junk(data: st.DataObject, junk: ob
     except ValueError:
         return
     assert GameState.from_dict(loaded.to_dict()) == loaded
+
+
+def test_moves_are_shared_instances_made_once() -> None:
+    """A history holds the module's moves, not new objects: whether played, decoded or
+    parsed, the same event is the same instance."""
+    state = play_to_the_discard_phase()
+    again = GameState.from_dict(state.to_dict())
+    parsed = from_text(to_text(state))
+    assert len(state.history) == 4
+    for played, decoded, read in zip(state.history, again.history, parsed.history, strict=True):
+        assert played is decoded is read is move_of(played.seat, played.kind, played.card)
+
+
+def test_move_of_refuses_a_move_that_cannot_exist() -> None:
+    with pytest.raises(KeyError):
+        move_of(0, "discard")
+    with pytest.raises(KeyError):
+        move_of(2, "pass")
+    with pytest.raises(KeyError):
+        move_of(0, "next_hand")
+
+
+def play_to_the_discard_phase() -> GameState:
+    state = new_match(11)
+    state = act(state, state.non_dealer, "pass")
+    state = act(state, state.dealer, "pass")
+    state = act(state, state.non_dealer, "draw_stock")
+    return act(state, state.non_dealer, "discard", state.hands[state.non_dealer][0])
