@@ -62,6 +62,8 @@ INVITE_TTL_SECONDS = 7 * 24 * 3600
 STAND_IN_LEVEL = "normal"
 #: Retries of a server-initiated change (join, leave, rematch) that lost a compare-and-set race.
 CHANGE_RETRIES = 20
+#: An act on an older sequence is applied if at most this many changes followed, all unseen.
+UNSEEN_CHANGES_MAX = 4
 #: Changes read at a time when a finished hand's log is read back from the change stream.
 HAND_LOG_SCAN = 128
 #: Records still owed this long after their change was noted are written by the sweep.
@@ -388,11 +390,12 @@ class Service:
                 raise RequestFailed(
                     ErrorCode.DUPLICATE_REQUEST, f"request {message.id!r} was already applied"
                 )
-            raise RequestFailed(
-                ErrorCode.STALE_SEQUENCE,
-                f"the room is at sequence {version}, you acted on {message.seq}",
-                {"seq": version},
-            )
+            if not await self._unseen_since(room.id, message.seq, version):
+                raise RequestFailed(
+                    ErrorCode.STALE_SEQUENCE,
+                    f"the room is at sequence {version}, you acted on {message.seq}",
+                    {"seq": version},
+                )
         action = Action(message.action.kind, message.action.card)
         try:
             changed, events = act(room, seat, action, time.time())
@@ -435,6 +438,16 @@ class Service:
 
         conn.after_ack = deliver  # type: ignore[attr-defined]
         return {"seq": result.version}
+
+    async def _unseen_since(self, room_id: str, seq: int, version: int) -> bool:
+        """True when the changes after ``seq`` up to ``version`` had no events: an AI worker
+        or a stand-in taking its seat, which nobody sees. A view at ``seq`` is then the view
+        at ``version``, and an act on it means the same there (the first move of an AI match
+        often crosses the worker's binding)."""
+        if not seq < version <= seq + UNSEEN_CHANGES_MAX:
+            return False
+        changes = await self.store.changes_since(room_id, seq, limit=UNSEEN_CHANGES_MAX)
+        return changes is not None and not any(decode_change(blob) for _, blob in changes)
 
     async def leave(self, conn: Connection, message: m.Leave) -> dict[str, Any]:
         assert conn.player_id is not None

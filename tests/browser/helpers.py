@@ -143,16 +143,11 @@ def wait_for_change(page: Page, before: TableState | None, timeout: float = 10.0
 
 
 def move_and_wait(page: Page, before: TableState | None, **options: bool) -> str | None:
-    """``take_turn``, then wait until the table changes. An AI room deals before its worker
-    takes the AI seat (a change that does not show on the table): a move sent across that
-    change is refused as stale, the client catches up, and the player plays again, once.
-    Then the move must count."""
+    """``take_turn``, then wait until the table changes: the move must count, including the
+    first move of an AI match, which often crosses the worker taking its seat."""
     did = take_turn(page, **options)
-    if did is None:
-        return None
-    if not changed(page, before, 3.0) and table_state(page) == before:
-        take_turn(page, **options)
-    wait_for_change(page, before)
+    if did is not None:
+        wait_for_change(page, before)
     return did
 
 

@@ -15,6 +15,7 @@ from protocol.cards import DECK, to_mask
 from protocol.melds import best_arrangement_mask, best_discards, min_deadwood
 from server.hub import decode_change
 from server.store import Store
+from tests.support.server_process import WORKER_KEY
 
 CARD = re.compile(r"[A2-9TJQK][CDHS]")
 ALL_CARDS = frozenset(DECK)
@@ -372,3 +373,30 @@ def action_matches(action: Mapping[str, Any], events: Sequence[Mapping[str, Any]
     card = action.get("card")
     kinds = {"gin", "knock"} if kind == "knock" else {kind}  # a knock with 0 deadwood is gin
     return any(e["type"] in kinds and (card is None or e.get("card") == card) for e in events)
+
+
+# --- an AI room with a scripted worker ------------------------------------------------------------
+
+
+async def ai_room_with_worker(
+    url: str, worker_class: type[Session] = Session
+) -> tuple[Session, Session, str, int]:
+    """A person's AI room, dealt, and a scripted worker (a ``worker_class`` session) that took
+    its AI seat after the deal; with the sequence number the person saw before the binding."""
+    person = await Session.connect(url, name="Ada")
+    worker = await worker_class.connect(
+        url, worker_key=WORKER_KEY, client="ai-worker/test", reconnect=False
+    )
+    created = await person.request(
+        "create_room", mode="ai", level="easy", rules={"target": 30}, stand_in=False
+    )
+    room: str = created.result["room"]
+    await person.wait_for(room, lambda view: view["status"] == "playing", timeout=10)
+    seen = person.room(room).seq
+    await worker.request("ai_subscribe", capacity=1)
+    await worker.next_message(
+        lambda msg: isinstance(msg, m.AiSeat) and msg.room == room, timeout=10
+    )
+    assert (await worker.request("join_room", room=room)).result["seat"] == 1
+    await person.wait_seq(room, seen + 1, timeout=10)  # the binding's placeholder
+    return person, worker, room, seen
