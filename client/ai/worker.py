@@ -38,6 +38,8 @@ LOST_SEAT_CODES = frozenset({"not_a_player", "not_your_seat", "not_found", "room
 RETRY_SECONDS = 0.2
 #: How long to wait for the update of a move before asking for it again.
 UPDATE_WAIT_SECONDS = 10.0
+#: How long a seat waits for its turn before it asks the server for anything it missed.
+TURN_WAIT_SECONDS = 15.0
 
 
 @dataclass(frozen=True)
@@ -167,7 +169,7 @@ class Worker:
     async def _play_seat(self, session: Session, room: str, seat: int, level: str) -> None:
         state = session.room(room)
         while True:
-            view = await session.wait_for(room, lambda v: _wants_move(v, seat), timeout=3600)
+            view = await _await_turn(session, room, seat)
             if view["status"] == "finished" or view.get("seat") != seat:
                 with contextlib.suppress(RequestError, ConnectionLost):
                     await session.request("leave", room=room)
@@ -238,6 +240,27 @@ async def _reach(session: Session, room: str, seq: int) -> None:
     except TimeoutError:
         log.warning("update missing: resuming the room", extra={"room": room, "seq": seq})
         await session.resume(room)
+
+
+async def _await_turn(session: Session, room: str, seat: int) -> Mapping[str, Any]:
+    """The room's view once the seat has a move to make (or the match is over). The opponent
+    may think for long, but an update this session never got would stall the seat for good:
+    every ``TURN_WAIT_SECONDS`` it resumes the room, and says so when updates were missing."""
+    state = session.room(room)
+    while True:
+        try:
+            return await session.wait_for(room, lambda v: _wants_move(v, seat), TURN_WAIT_SECONDS)
+        except TimeoutError:
+            seen = state.seq
+            try:
+                ack = await session.resume(room)
+            except ConnectionLost:
+                continue  # the session reconnects and resumes the room itself
+            if ack.result.get("to_seq", seen) != seen:
+                log.warning(
+                    "updates missing while waiting for the turn: resumed",
+                    extra={"room": room, "seq": seen, "to_seq": ack.result.get("to_seq")},
+                )
 
 
 def _wants_move(view: Mapping[str, Any], seat: int) -> bool:

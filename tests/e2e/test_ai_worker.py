@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import random
 import signal
@@ -13,8 +14,11 @@ from typing import Any
 
 import pytest
 
+from client.ai import worker as worker_module
 from client.session import RequestError, Session, View
-from tests.e2e.helpers import choose
+from protocol import codec
+from protocol import messages as m
+from tests.e2e.helpers import ai_room_with_worker, choose
 from tests.support.server_process import ROOT, WORKER_KEY, ServerProcess
 
 Spawn = Any
@@ -191,3 +195,37 @@ async def test_an_ai_stands_in_for_a_person_who_stays_away(
             await back.act(room, action["kind"], action.get("card"))
     finally:
         await back.close()
+
+
+class DeafSession(Session):
+    """A session that loses the room updates it is told to lose (a frame lost on the way:
+    the socket and the server are real)."""
+
+    deaf = False
+
+    def _dispatch(self, frame: bytes | str) -> None:
+        if self.deaf and isinstance(codec.decode(frame, direction="server"), m.Update):  # type: ignore[arg-type]
+            self.deaf = False
+            return
+        super()._dispatch(frame)
+
+
+async def test_a_seat_that_missed_the_update_making_it_its_turn_asks_for_it(
+    gin_server: ServerProcess, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(worker_module, "TURN_WAIT_SECONDS", 0.5)
+    person, worker, room, _ = await ai_room_with_worker(gin_server.ws_url, DeafSession)
+    assert isinstance(worker, DeafSession)
+    try:
+        view = await worker.wait_for(room, lambda v: v["status"] == "playing")
+        if view["game"]["turn"] == 1:
+            await worker.act(room, "pass")
+        await person.wait_for(room, lambda v: bool(v["game"]["legal_actions"]))
+        worker.deaf = True
+        ack = await person.act(room, "pass")
+        turn = await asyncio.wait_for(worker_module._await_turn(worker, room, 1), 10)
+        assert turn["game"]["legal_actions"], turn
+        assert worker.room(room).seq == ack.result["seq"]
+    finally:
+        await person.close()
+        await worker.close()
