@@ -173,7 +173,8 @@ def check_intents(
     """Every change the seat made is exactly one of its intents; every ack names its change.
 
     - ``ack``: the stream holds the intent's action, by this seat, at the number acked, which
-      is the one after the number the intent was made on.
+      is the one after the number the intent was made on, or after the changes nobody saw
+      (no events: an AI worker taking its seat) that followed it (docs/protocol.md).
     - ``duplicate_request`` (the id was applied already, docs/protocol.md): it was applied.
     - ``stale_sequence``: it was not applied. The server looks for the request id before it
       compares numbers, so a resend of an applied intent is answered duplicate, never stale.
@@ -193,6 +194,8 @@ def check_intents(
         assert intent.seq not in seen_on, f"{where}: two intents on seq {intent.seq}"
         seen_on.add(intent.seq)
         target = intent.seq + 1
+        while (unseen := by_seq.get(target)) is not None and unseen == (None, []):
+            target += 1
         actor, events = by_seq.get(target, (None, []))
         applied = actor == play.seat and action_matches(intent.action, events)
         if intent.outcome == "acked":
