@@ -50,7 +50,7 @@ from server.room import (
     start_stand_in,
 )
 from server.settings import Settings
-from server.store import CommitStatus, QuickMatchStatus, Store
+from server.store import CommitResult, CommitStatus, QuickMatchStatus, Store
 
 log = logging.getLogger(__name__)
 
@@ -404,21 +404,8 @@ class Service:
             raise RequestFailed(code, str(refusal), {"reason": refusal.code}) from None
         except RoomError as refusal:
             raise RequestFailed(ErrorCode(refusal.code), str(refusal)) from None
-        await self._owe(room, changed)
-        self.hub.committing(room.id, version + 1)
-        result = None
-        try:
-            result = await self.store.commit(
-                room.id,
-                version,
-                encode_room(changed),
-                encode_change(version + 1, events, seat),
-                request_key=request_key,
-                finished=changed.status == "finished",
-            )
-        finally:
-            ok = result is not None and result.status is CommitStatus.OK
-            self.hub.committed(room.id, version + 1, changed if ok else None)
+        change = encode_change(version + 1, events, seat)
+        result = await self._commit(room, version, changed, change, request_key=request_key)
         if result.status is CommitStatus.DUPLICATE:
             raise RequestFailed(
                 ErrorCode.DUPLICATE_REQUEST, f"request {message.id!r} was already applied"
@@ -431,7 +418,6 @@ class Service:
             )
         metrics.count_action(action.kind)
         metrics.ACTION_LATENCY.observe(time.perf_counter() - started)
-        await self._after_change(room, changed)
 
         async def deliver() -> None:  # right after the ack: no wait for the feed's copy
             self.hub.deliver(room.id, result.version, changed, events)
@@ -613,18 +599,44 @@ class Service:
                 raise RequestFailed(ErrorCode(refusal.code), str(refusal)) from None
             if changed == room and not events:
                 return version
-            await self._owe(room, changed)
-            result = await self.store.commit(
-                room_id,
-                version,
-                encode_room(changed),
-                encode_change(version + 1, events, actor),
-                finished=changed.status == "finished",
-            )
+            entry = encode_change(version + 1, events, actor)
+            result = await self._commit(room, version, changed, entry)
             if result.status is CommitStatus.OK:
-                await self._after_change(room, changed)
                 return result.version
         raise RequestFailed(ErrorCode.INTERNAL, "the room is too busy; try again")
+
+    async def _commit(
+        self,
+        before: Room,
+        version: int,
+        after: Room,
+        change: bytes,
+        *,
+        request_key: str | None = None,
+    ) -> CommitResult:
+        """Store the change from ``before`` (at ``version``) to ``after`` with one
+        compare-and-set. The records it will owe are noted first, and written once it stands.
+        The feed's copy of it is held meanwhile and then delivered from ``after``, not decoded
+        (``Hub.committing``)."""
+        await self._owe(before, after)
+        seq = version + 1
+        self.hub.committing(before.id, seq)
+        result = None
+        try:
+            result = await self.store.commit(
+                before.id,
+                version,
+                encode_room(after),
+                change,
+                request_key=request_key,
+                finished=after.status == "finished",
+            )
+        finally:
+            ok = result is not None and result.status is CommitStatus.OK
+            self.hub.committed(before.id, seq, after if ok else None)
+        if ok:
+            await self._after_change(before, after)
+        return result
 
     async def _owe(self, before: Room, after: Room) -> None:
         """Note the records a change will owe, before committing it (``records:pending``)."""
@@ -776,17 +788,10 @@ class Service:
                 continue
             changed, events = expired
             seat = current.game.turn if current.game is not None else None
-            await self._owe(current, changed)
-            result = await self.store.commit(
-                room_id,
-                version,
-                encode_room(changed),
-                encode_change(version + 1, [{"type": "timeout", "seat": seat}, *events], seat),
-                finished=changed.status == "finished",
-            )
+            change = encode_change(version + 1, [{"type": "timeout", "seat": seat}, *events], seat)
+            result = await self._commit(current, version, changed, change)
             if result.status is CommitStatus.OK:
                 played += 1
-                await self._after_change(current, changed)
         return played
 
 
