@@ -80,6 +80,7 @@ class Hub:
         self._held: dict[tuple[str, int], RoomUpdate] = {}
         self._pending_deliveries: set[asyncio.Task[None]] = set()
         self._task: asyncio.Task[None] | None = None
+        feed.skip = self._delivered
 
     # --- lifecycle ----------------------------------------------------------------------------
 
@@ -294,8 +295,8 @@ class Hub:
         if not followers:
             return
         seq = update.seq
-        if all(self._served(conn, update.room_id, seq) for conn in followers):
-            return  # this process made the change and delivered it already (``deliver``)
+        if self._delivered(update.room_id, seq):
+            return
         if (update.room_id, seq) in self._committing:
             self._held[(update.room_id, seq)] = update  # see ``committing``
             return
@@ -317,6 +318,12 @@ class Hub:
                     subscription.last_seq = seq
                 else:
                     await self._catch_up(conn, subscription)
+
+    def _delivered(self, room_id: str, seq: int) -> bool:
+        """Every follower of the room has ``seq`` already: this process made the change and
+        delivered it (``deliver``). The feed drops such a copy as it arrives."""
+        followers = self._followers.get(room_id)
+        return not followers or all(self._served(conn, room_id, seq) for conn in followers)
 
     @staticmethod
     def _served(conn: Connection, room_id: str, seq: int) -> bool:

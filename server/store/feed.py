@@ -30,6 +30,7 @@ import contextlib
 import logging
 import typing
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import TracebackType
 
@@ -115,6 +116,9 @@ class RoomFeed:
         self._ready = asyncio.Event()
         self._resync_after: bytes | None = None
         self._closed = False
+        #: Set by the reader: a room's message for which it returns True (given the room and
+        #: the number) is dropped as it arrives, not queued (the reader has nothing to do).
+        self.skip: Callable[[str, int], bool] | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -268,6 +272,8 @@ class RoomFeed:
             seq, change, state = decode_room_message(data)
         except ValueError:
             log.error("dropping a malformed message on %r", channel)
+            return
+        if self.skip is not None and self.skip(room_id, seq):
             return
         self._queue.put_nowait(RoomUpdate(room_id, seq, change, state))
 

@@ -61,6 +61,24 @@ async def test_each_process_sees_the_others_commits(
             assert got == [RoomUpdate("r1", s, b"c%d" % s, b"s%d" % s) for s in range(1, 11)]
 
 
+async def test_messages_the_reader_skips_are_dropped_as_they_arrive(store: Store) -> None:
+    await store.create_room("r1", b"s0")
+    async with store.feed() as feed:
+        await feed.add("r1")
+        asked: list[tuple[str, int]] = []
+
+        def skip(room_id: str, seq: int) -> bool:
+            asked.append((room_id, seq))
+            return seq % 2 == 0
+
+        feed.skip = skip
+        for v in range(5):
+            assert (await store.commit("r1", v, b"s%d" % (v + 1), b"c%d" % (v + 1))).ok
+        assert [(await next_item(feed)).seq for _ in range(3)] == [1, 3, 5]  # type: ignore[union-attr]
+        assert asked == [("r1", seq) for seq in range(1, 6)]
+        assert feed._queue.empty()
+
+
 async def test_refused_commits_publish_nothing(store: Store) -> None:
     await store.create_room("r1", b"s0")
     async with store.feed() as feed:
