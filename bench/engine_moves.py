@@ -1,5 +1,5 @@
 """Benchmark of the pure game code of one move: ``room.act`` and the parts the server builds
-after it (``stored_parts``, ``public_game_parts``, both seats' ``legal_action_dicts`` and
+after it (``encode_room``, ``public_game_parts``, both seats' ``legal_action_dicts`` and
 ``hand_parts``).
 
 Run: ``PYTHONPATH=. .venv/bin/python -m bench.engine_moves [--matches N] [--repeat R]``
@@ -24,7 +24,8 @@ from protocol.cards import to_mask
 from protocol.melds import min_deadwood_mask
 from server.engine import Action, GameState, legal_actions
 from server.engine.views import hand_parts, legal_action_dicts, public_game_parts
-from server.room import Room, Seat, act, create_room, stored_parts
+from server.hub import encode_room
+from server.room import Room, Seat, act, create_room
 
 Script = tuple[int, list[tuple[int, Action]]]
 
@@ -82,7 +83,7 @@ def replay(scripts: list[Script], digest: hashlib._Hash | None = None) -> tuple[
             acted = clock()
             game = room.game
             assert game is not None
-            built: list[object] = [stored_parts(room), public_game_parts(game)]
+            built: list[object] = [encode_room(room), public_game_parts(game)]
             for each in (0, 1):
                 built.append(legal_action_dicts(game, each))
                 built.append(hand_parts(game.hands[each]))

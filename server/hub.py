@@ -11,14 +11,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import operator
 from collections import defaultdict
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from protocol import codec
 from server.connection import Connection, Subscription
 from server.engine.events import Event
+from server.engine.state import STATE_FORMAT
+from server.engine.views import record_part
 from server.frames import RoomFrames, map_body, map_header, pack_history, update_frame
-from server.room import Room, stored_parts
+from server.room import Room
 from server.store import FeedReconnected, RoomFeed, RoomUpdate, Store
 
 log = logging.getLogger(__name__)
@@ -26,23 +30,105 @@ log = logging.getLogger(__name__)
 
 def encode_room(room: Room) -> bytes:
     """The stored blob: ``room.to_dict(hand_log=False)`` (the change stream holds the hand
-    log), the history encoded once per move (``pack_history``); keys in another order."""
-    data, game = stored_parts(room)
+    log), keys in another order. A move changes the game's cards and little else: the parts
+    of the room's last blob made of the same objects are reused (``_reused``), and the
+    history is encoded once per move (``pack_history``)."""
+    head = _reused(_HEADS, room.id, _head_sources(room), lambda: _head(room))
+    game = room.game
     if game is None:
-        return codec.pack(data, validate=False)
-    history = pack_history(room.id, room.game.history if room.game is not None else ())
-    game_map = _map(game, 1, _HISTORY + history)
-    return _map(data, 1, _GAME + game_map)
+        return _ROOM_MAP + head + _GAME + _NIL
+    record = record_part(game)
+    constant = _reused(
+        _HAND_CONSTANTS,
+        room.id,
+        (record, game.seed, game.rng),
+        lambda: _hand_constants(record, game.seed, game.rng),
+    )
+    moving = codec.pack(
+        {
+            "hand_number": game.hand_number,
+            "dealer": game.dealer,
+            "phase": game.phase.value,
+            "turn": game.turn,
+            "hands": game.hands,
+            "stock": game.stock,
+            "discard_pile": game.discard_pile,
+            "taken_card": game.taken_card,
+            "discard_draws": game.discard_draws,
+        },
+        validate=False,
+    )
+    history = pack_history(room.id, game.history)
+    first, last = constant
+    return b"".join(
+        (_ROOM_MAP, head, _GAME, _GAME_MAP, first, map_body(moving), last, _HISTORY, history)
+    )
 
 
-def _map(data: dict[str, Any], extra: int, entries: bytes) -> bytes:
-    """``data`` packed as a map, with ``extra`` more entries, already packed, at its end."""
-    packed = codec.pack(data, validate=False)
-    return map_header(len(data) + extra) + map_body(packed) + entries
+_Sources = tuple[object, ...]
+#: Per room: what the last blob's parts were made of, and those parts encoded.
+_HEADS: dict[str, tuple[_Sources, bytes]] = {}
+_HAND_CONSTANTS: dict[str, tuple[_Sources, tuple[bytes, bytes]]] = {}
+_REUSED_MAX = 20_000
+_T = TypeVar("_T")
 
 
+def _reused(
+    cache: dict[str, tuple[_Sources, _T]], room_id: str, sources: _Sources, make: Callable[[], _T]
+) -> _T:
+    """The room's cached part when it was made of the very same (immutable) objects, else a
+    new one: identity, never equality, so a hit is always exact and costs no hashing."""
+    known = cache.get(room_id)
+    if known is not None and all(map(operator.is_, known[0], sources)):
+        return known[1]
+    part = make()
+    if known is None and len(cache) >= _REUSED_MAX:
+        cache.clear()
+    cache[room_id] = (sources, part)
+    return part
+
+
+def _head_sources(room: Room) -> _Sources:
+    return (
+        room.mode,
+        room.seats,
+        room.status,
+        room.rules,
+        room.turn_seconds,
+        room.seed,
+        room.created_at,
+        room.invite,
+        room.turn_deadline,
+        room.hand_ids,
+        room.forfeit,
+        room.rematch,
+        room.next_room,
+        room.stand_in_level,
+    )
+
+
+def _head(room: Room) -> bytes:
+    """The stored room's entries but its game (16), encoded without the map's header."""
+    return map_body(codec.pack(room.to_dict(hand_log=False, game=False), validate=False))
+
+
+def _hand_constants(record: dict[str, Any], seed: int, rng: int) -> tuple[bytes, bytes]:
+    """The game's entries a hand does not change, as they surround the others: ``format``,
+    ``seed``, ``rng`` and ``rules`` first; ``scores`` and ``results`` last."""
+    first = {"format": STATE_FORMAT, "seed": seed, "rng": rng, "rules": record["rules"]}
+    last = {"scores": record["scores"], "results": record["results"]}
+    return (
+        map_body(codec.pack(first, validate=False)),
+        map_body(codec.pack(last, validate=False)),
+    )
+
+
+#: 16 entries and the game; the game: 4 + 9 + 2 entries and the history.
+_ROOM_MAP = map_header(17)
+_GAME_MAP = map_header(16)
 _GAME = codec.pack("game")
 _HISTORY = codec.pack("history")
+_NIL = codec.pack(None)
 
 
 def decode_room(blob: bytes) -> Room:

@@ -16,7 +16,7 @@ from protocol.scoring import MatchRules
 from server.engine import Action, GameState, Phase, apply, deal_event, legal_actions, new_match
 from server.engine.events import Event
 from server.engine.state import STATE_FORMAT
-from server.engine.views import ROOM_EVENT_TYPES, game_view, record_part, rules_dict
+from server.engine.views import ROOM_EVENT_TYPES, game_view, rules_dict
 
 RoomMode = Literal["ai", "private", "quick"]
 ROOM_MODES = ("ai", "private", "quick")
@@ -147,7 +147,7 @@ class Room:
     def to_dict(self, *, hand_log: bool = True, game: bool = True) -> dict[str, Any]:
         """Plain data. ``hand_log=False`` leaves the hand log out (format 2, the stored form:
         ``from_dict`` gives such a room an empty ``hand_log``); ``game=False`` leaves the game
-        out (see ``stored_parts``)."""
+        out (the stored blob encodes it apart, ``hub.encode_room``)."""
         data = {
             "format": ROOM_FORMAT if hand_log else ROOM_BLOB_FORMAT,
             "id": self.id,
@@ -210,38 +210,6 @@ class Room:
             next_room=data["next_room"],
             stand_in_level=data.get("stand_in_level"),
         )
-
-
-def stored_parts(room: Room) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    """The stored form, ``room.to_dict(hand_log=False)``, in two parts for an encoder that
-    adds the rest: the room's map without ``game``, and the game's map without ``history``
-    (None without a game). Made for encoding at once: the rules' map and the game's results
-    are shared with other calls and the views (``public_game_parts``), callers must not modify
-    them."""
-    data = {
-        "format": ROOM_BLOB_FORMAT,
-        "id": room.id,
-        "mode": room.mode,
-        "seats": [seat.to_dict() for seat in room.seats],
-        "status": room.status,
-        "rules": rules_dict(room.rules),
-        "turn_seconds": room.turn_seconds,
-        "seed": room.seed,
-        "created_at": room.created_at,
-        "invite": room.invite,
-        "turn_deadline": room.turn_deadline,
-        "hand_ids": list(room.hand_ids),
-        "forfeit": room.forfeit,
-        "rematch": list(room.rematch),
-        "next_room": room.next_room,
-        "stand_in_level": room.stand_in_level,
-    }  # ``room.to_dict(hand_log=False, game=False)``, without making the hand log's list
-    game = room.game
-    if game is None:
-        data["game"] = None
-        return data, None
-    record = record_part(game)
-    return data, _game_fields(game, record["rules"], record["results"])
 
 
 def _game_fields(
