@@ -22,6 +22,7 @@ from protocol.messages import ErrorCode, ProtocolError
 from server.engine.events import Event
 from server.engine.state import GameState, Move
 from server.engine.views import event_for, hand_parts, legal_action_dicts, public_game_parts
+from server.reuse import PartCache
 from server.room import Room, public_seats
 
 __all__ = ["RoomFrames", "map_body", "map_header", "pack_history", "update_frame"]
@@ -173,23 +174,21 @@ class RoomFrames:
     def _shared(self) -> tuple[bytes, bytes, bytes, bytes, bytes, int]:
         if self._public is None:
             room = self._room
-            room_head = _body(
-                {
-                    "room": room.id,
-                    "mode": room.mode,
-                    "status": room.status,
-                    "seats": public_seats(room),
-                }
+            room_head = _ROOM_HEADS.get(
+                room.id, (room.mode, room.status, room.seats), lambda: _room_head(room)
             )
-            room_tail = _body(
-                {
-                    "turn_seconds": room.turn_seconds,
-                    "turn_deadline": room.turn_deadline,
-                    "forfeit": room.forfeit,
-                    "winner": room.winner,
-                    "rematch": list(room.rematch),
-                    "next_room": room.next_room,
-                }
+            winner = room.winner
+            room_tail = _ROOM_TAILS.get(
+                room.id,
+                (
+                    room.turn_seconds,
+                    room.turn_deadline,
+                    room.forfeit,
+                    winner,
+                    room.rematch,
+                    room.next_room,
+                ),
+                lambda: _room_tail(room, winner),
             )
             game_head = game_middle = game_tail = b""
             tail_keys = 0
@@ -197,7 +196,8 @@ class RoomFrames:
                 head, table, record, tail = public_game_parts(self._game)
                 game_head = _body(head)
                 history = pack_history(room.id, self._game.history)
-                game_middle = b"".join((_body(table), _HISTORY, history, _body(record)))
+                record_body = _RECORDS.get(room.id, (record,), lambda: _body(record))
+                game_middle = b"".join((_body(table), _HISTORY, history, record_body))
                 game_tail, tail_keys = (_body(tail), len(tail)) if tail else (b"", 0)
             self._public = (room_head, room_tail, game_head, game_middle, game_tail, tail_keys)
         return self._public
@@ -221,6 +221,31 @@ class RoomFrames:
         if invite is not None:
             parts += (_INVITE, _pack(invite))
         return b"".join(parts)
+
+
+#: Per room: the parts of its last view that a move seldom changes, encoded.
+_ROOM_HEADS: PartCache[bytes] = PartCache()
+_ROOM_TAILS: PartCache[bytes] = PartCache()
+_RECORDS: PartCache[bytes] = PartCache()
+
+
+def _room_head(room: Room) -> bytes:
+    return _body(
+        {"room": room.id, "mode": room.mode, "status": room.status, "seats": public_seats(room)}
+    )
+
+
+def _room_tail(room: Room, winner: int | None) -> bytes:
+    return _body(
+        {
+            "turn_seconds": room.turn_seconds,
+            "turn_deadline": room.turn_deadline,
+            "forfeit": room.forfeit,
+            "winner": winner,
+            "rematch": list(room.rematch),
+            "next_room": room.next_room,
+        }
+    )
 
 
 _HAND_BODIES: dict[tuple[str, ...], bytes] = {}

@@ -11,10 +11,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import operator
 from collections import defaultdict
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 from protocol import codec
 from server.connection import Connection, Subscription
@@ -22,6 +20,7 @@ from server.engine.events import Event
 from server.engine.state import STATE_FORMAT
 from server.engine.views import record_part
 from server.frames import RoomFrames, map_body, map_header, pack_history, update_frame
+from server.reuse import PartCache, Sources
 from server.room import Room
 from server.store import FeedReconnected, RoomFeed, RoomUpdate, Store
 
@@ -31,18 +30,15 @@ log = logging.getLogger(__name__)
 def encode_room(room: Room) -> bytes:
     """The stored blob: ``room.to_dict(hand_log=False)`` (the change stream holds the hand
     log), keys in another order. A move changes the game's cards and little else: the parts
-    of the room's last blob made of the same objects are reused (``_reused``), and the
+    of the room's last blob made of the same objects are reused (``PartCache``), and the
     history is encoded once per move (``pack_history``)."""
-    head = _reused(_HEADS, room.id, _head_sources(room), lambda: _head(room))
+    head = _HEADS.get(room.id, _head_sources(room), lambda: _head(room))
     game = room.game
     if game is None:
         return _ROOM_MAP + head + _GAME + _NIL
     record = record_part(game)
-    constant = _reused(
-        _HAND_CONSTANTS,
-        room.id,
-        (record, game.seed, game.rng),
-        lambda: _hand_constants(record, game.seed, game.rng),
+    constant = _HAND_CONSTANTS.get(
+        room.id, (record, game.seed, game.rng), lambda: _hand_constants(record, game.seed, game.rng)
     )
     moving = codec.pack(
         {
@@ -65,30 +61,12 @@ def encode_room(room: Room) -> bytes:
     )
 
 
-_Sources = tuple[object, ...]
-#: Per room: what the last blob's parts were made of, and those parts encoded.
-_HEADS: dict[str, tuple[_Sources, bytes]] = {}
-_HAND_CONSTANTS: dict[str, tuple[_Sources, tuple[bytes, bytes]]] = {}
-_REUSED_MAX = 20_000
-_T = TypeVar("_T")
+#: Per room: the parts of its last blob, with what they were made of.
+_HEADS: PartCache[bytes] = PartCache()
+_HAND_CONSTANTS: PartCache[tuple[bytes, bytes]] = PartCache()
 
 
-def _reused(
-    cache: dict[str, tuple[_Sources, _T]], room_id: str, sources: _Sources, make: Callable[[], _T]
-) -> _T:
-    """The room's cached part when it was made of the very same (immutable) objects, else a
-    new one: identity, never equality, so a hit is always exact and costs no hashing."""
-    known = cache.get(room_id)
-    if known is not None and all(map(operator.is_, known[0], sources)):
-        return known[1]
-    part = make()
-    if known is None and len(cache) >= _REUSED_MAX:
-        cache.clear()
-    cache[room_id] = (sources, part)
-    return part
-
-
-def _head_sources(room: Room) -> _Sources:
+def _head_sources(room: Room) -> Sources:
     return (
         room.mode,
         room.seats,
