@@ -1,6 +1,5 @@
-"""Benchmark of the pure game code of one move: ``room.act`` and the parts the server builds
-after it (``encode_room``, ``public_game_parts``, both seats' ``legal_action_dicts`` and
-``hand_parts``).
+"""Benchmark of the pure game code of one move: ``room.act`` and what the server builds
+after it, the stored blob (``encode_room``) and both seats' update frames (``RoomFrames``).
 
 Run: ``PYTHONPATH=. .venv/bin/python -m bench.engine_moves [--matches N] [--repeat R]``
 
@@ -23,7 +22,7 @@ import time
 from protocol.cards import to_mask
 from protocol.melds import min_deadwood_mask
 from server.engine import Action, GameState, legal_actions
-from server.engine.views import hand_parts, legal_action_dicts, public_game_parts
+from server.frames import RoomFrames
 from server.hub import encode_room
 from server.room import Room, Seat, act, create_room
 
@@ -81,12 +80,8 @@ def replay(scripts: list[Script], digest: hashlib._Hash | None = None) -> tuple[
             start = clock()
             room, events = act(room, seat, action, 1000.0 + number)
             acted = clock()
-            game = room.game
-            assert game is not None
-            built: list[object] = [encode_room(room), public_game_parts(game)]
-            for each in (0, 1):
-                built.append(legal_action_dicts(game, each))
-                built.append(hand_parts(game.hands[each]))
+            frames = RoomFrames(room, number, events)
+            built = [encode_room(room), frames.update(0), frames.update(1)]
             done = clock()
             act_ns += acted - start
             parts_ns += done - acted

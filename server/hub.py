@@ -33,6 +33,7 @@ def encode_room(room: Room) -> bytes:
     of the room's last blob made of the same objects are reused (``PartCache``), and the
     history is encoded once per move (``pack_history``)."""
     head = _HEADS.get(room.id, _head_sources(room), lambda: _head(room))
+    head += _TURN_DEADLINE + codec.pack(room.turn_deadline, validate=False)
     game = room.game
     if game is None:
         return _ROOM_MAP + head + _GAME + _NIL
@@ -76,7 +77,6 @@ def _head_sources(room: Room) -> Sources:
         room.seed,
         room.created_at,
         room.invite,
-        room.turn_deadline,
         room.hand_ids,
         room.forfeit,
         room.rematch,
@@ -86,8 +86,11 @@ def _head_sources(room: Room) -> Sources:
 
 
 def _head(room: Room) -> bytes:
-    """The stored room's entries but its game (16), encoded without the map's header."""
-    return map_body(codec.pack(room.to_dict(hand_log=False, game=False), validate=False))
+    """The stored room's entries but its game and its turn's deadline (which a turn clock
+    moves at every move): 15, encoded without the map's header."""
+    data = room.to_dict(hand_log=False, game=False)
+    del data["turn_deadline"]
+    return map_body(codec.pack(data, validate=False))
 
 
 def _hand_constants(record: dict[str, Any], seed: int, rng: int) -> tuple[bytes, bytes]:
@@ -101,8 +104,9 @@ def _hand_constants(record: dict[str, Any], seed: int, rng: int) -> tuple[bytes,
     )
 
 
-#: 16 entries and the game; the game: 4 + 9 + 2 entries and the history.
+#: 15 + 1 entries and the game; the game: 4 + 9 + 2 entries and the history.
 _ROOM_MAP = map_header(17)
+_TURN_DEADLINE = codec.pack("turn_deadline")
 _GAME_MAP = map_header(16)
 _GAME = codec.pack("game")
 _HISTORY = codec.pack("history")

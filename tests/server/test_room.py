@@ -1245,6 +1245,8 @@ def test_the_stored_blob_is_the_stored_form_move_after_move() -> None:
     rooms += [
         replace(last, status="finished", forfeit=1, rematch=(True, False)),
         replace(last, seats=(last.seats[0], replace(last.seats[1], away_since=5.0))),
+        replace(last, turn_seconds=30, turn_deadline=1030.5),
+        replace(last, turn_seconds=30, turn_deadline=1031.5),
         last,
     ]
     for room in rooms:
