@@ -64,8 +64,8 @@ def _array_header(count: int) -> bytes:
     return b"\xdd" + count.to_bytes(4, "big")
 
 
-#: Per room: the last history encoded and its encoded entries (a move adds one entry).
-_HISTORIES: dict[str, tuple[tuple[Move, ...], bytes]] = {}
+#: Per room: the last history encoded, its encoded entries, and the whole array.
+_HISTORIES: dict[str, tuple[tuple[Move, ...], bytes, bytes]] = {}
 _HISTORIES_MAX = 20_000
 
 
@@ -73,8 +73,10 @@ def pack_history(room_id: str, history: tuple[Move, ...]) -> bytes:
     """``codec.pack([move.to_dict() for move in history])``, encoding only the moves added since
     the room's last call (the views and the stored room of every move need it)."""
     known = _HISTORIES.get(room_id)
+    if known is not None and known[0] is history:
+        return known[2]
     if known is not None and len(known[0]) <= len(history):
-        old, body = known
+        old, body, _ = known
         if old != history[: len(old)]:  # a new hand, or another room's state
             body = b"".join(_pack(move.to_dict()) for move in history)
         elif len(old) < len(history):
@@ -83,8 +85,9 @@ def pack_history(room_id: str, history: tuple[Move, ...]) -> bytes:
         body = b"".join(_pack(move.to_dict()) for move in history)
     if known is None and len(_HISTORIES) >= _HISTORIES_MAX:
         _HISTORIES.clear()
-    _HISTORIES[room_id] = (history, body)
-    return _array_header(len(history)) + body
+    packed = _array_header(len(history)) + body
+    _HISTORIES[room_id] = (history, body, packed)
+    return packed
 
 
 _NIL = _pack(None)
@@ -98,6 +101,8 @@ _VIEW = _pack("view")
 _UPDATE = _pack("t") + _pack("update") + _pack("room")
 _SNAPSHOT = _pack("t") + _pack("snapshot") + _pack("room")
 _SEQ = _pack("seq")
+_ACK = map_header(3) + _pack("t") + _pack("ack") + _pack("id")
+_RESULT = _pack("result")
 _HISTORY = _pack("history")
 
 #: Entries of ``room_view`` (without ``invite`` and ``connected``) and of ``game_view`` (without
@@ -134,6 +139,12 @@ def update_frame(
     if view is not None:
         parts += (_VIEW, view)
     return _checked(b"".join(parts))
+
+
+def ack_frame(request_id: int | str, result: dict[str, Any]) -> bytes:
+    """``codec.encode(Ack(id=request_id, result=result))``: the id as the decoder accepted it,
+    the result the server's own plain data (the request's answer, every request has one)."""
+    return _checked(b"".join((_ACK, _pack(request_id), _RESULT, _pack(result))))
 
 
 class RoomFrames:

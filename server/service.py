@@ -24,6 +24,7 @@ from server.ai_dispatch import AiDispatcher
 from server.ai_seats import AiSeatKeeper
 from server.connection import Connection
 from server.engine import Action, IllegalAction
+from server.frames import ack_frame
 from server.hub import Hub, decode_change, decode_room, encode_change, encode_room
 from server.room import (
     MATCH_RECORDS,
@@ -151,7 +152,7 @@ class Service:
             conn.error(request_id, ErrorCode.INTERNAL, "internal error; nothing was changed")
             return
         if result is not None and request_id is not None:
-            conn.send(m.Ack(id=request_id, result=result))
+            conn.send_frame(ack_frame(request_id, result))
         post = getattr(conn, "after_ack", None)
         if post is not None:
             conn.after_ack = None  # type: ignore[attr-defined]

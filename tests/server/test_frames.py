@@ -12,7 +12,7 @@ from protocol import messages as m
 from server.engine import legal_actions
 from server.engine.events import Event
 from server.engine.views import event_for
-from server.frames import RoomFrames, update_frame
+from server.frames import RoomFrames, ack_frame, update_frame
 from server.room import Room, Seat, act, create_room, join, leave, mark_away, room_view
 
 T0 = 1_700_000_000.0
@@ -85,3 +85,14 @@ def test_a_frame_over_the_limit_is_refused(monkeypatch: pytest.MonkeyPatch) -> N
     with pytest.raises(m.ProtocolError) as refused:
         RoomFrames(room, seq, events).update(0)
     assert refused.value.code == m.ErrorCode.FRAME_TOO_LARGE
+
+
+@pytest.mark.parametrize("request_id", [0, 7, 2**40, "r", "req-é", "x" * 64])
+@pytest.mark.parametrize(
+    "result",
+    [{}, {"seq": 12}, {"room": "r1", "seat": None, "seats": [{"name": "Ann", "ai": None}]}],
+)
+def test_an_ack_frame_is_the_codec_frame_of_the_ack(
+    request_id: int | str, result: dict[str, object]
+) -> None:
+    assert ack_frame(request_id, result) == codec.encode(m.Ack(id=request_id, result=result))
