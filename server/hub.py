@@ -245,9 +245,16 @@ class Hub:
         if room is not None:
             self.remember(room_id, seq, room)
         if left <= 0 and (held := self._held.pop(key, None)) is not None:
-            task = asyncio.create_task(self._deliver_logged(held))
-            self._pending_deliveries.add(task)
-            task.add_done_callback(self._pending_deliveries.discard)
+            # Usually ``deliver`` serves everybody first, in this very turn of the loop.
+            asyncio.get_running_loop().call_soon(self._release, held)
+
+    def _release(self, held: RoomUpdate) -> None:
+        """Deliver a held copy of the feed to the followers that still need it, if any."""
+        if self._delivered(held.room_id, held.seq):
+            return
+        task = asyncio.create_task(self._deliver_logged(held))
+        self._pending_deliveries.add(task)
+        task.add_done_callback(self._pending_deliveries.discard)
 
     def followed_rooms(self) -> list[tuple[str, Room]]:
         return [(room_id, room) for room_id, (_, room) in self._rooms.items()]

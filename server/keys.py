@@ -37,6 +37,7 @@ escape its hash tag nor name another key.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import NamedTuple
 
@@ -143,7 +144,14 @@ class RoomKeys(NamedTuple):
 
 
 def room_keys(room_id: str) -> RoomKeys:
-    """Every key of a room (one hash tag)."""
+    """Every key of a room (one hash tag); remembered for the rooms in play (every move asks)."""
+    if type(room_id) is not str:
+        raise InvalidId(f"invalid room id: {room_id!r} (a string)")
+    return _room_keys(room_id)
+
+
+@functools.lru_cache(maxsize=20_000)
+def _room_keys(room_id: str) -> RoomKeys:
     tag = _room_tag(room_id)
     return RoomKeys(
         room=tag + ":room",
