@@ -412,6 +412,10 @@ class Service:
                 ErrorCode.DUPLICATE_REQUEST, f"request {message.id!r} was already applied"
             )
         if result.status is not CommitStatus.OK:
+            if await self._unseen_since(room.id, message.seq, result.version):
+                # What came first was unseen (a worker taking its seat): act again on the room
+                # as it is now. The version moved, so this ends within UNSEEN_CHANGES_MAX.
+                return await self.act(conn, message)
             raise RequestFailed(
                 ErrorCode.STALE_SEQUENCE,
                 "another change came first; resync and try again",
