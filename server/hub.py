@@ -336,16 +336,33 @@ class Hub:
             except Exception:
                 log.exception("delivery failed")
 
-    def deliver(self, room_id: str, seq: int, room: Room, events: list[Event]) -> None:
+    def prepare(self, room_id: str, frames: RoomFrames) -> None:
+        """Build the update frames of a change about to be committed for the seats that follow
+        the room here, so that ``deliver`` finds them ready (see ``Service.act``)."""
+        for conn in list(self._followers.get(room_id, ())):
+            subscription = conn.rooms.get(room_id)
+            if subscription is not None:
+                frames.update(subscription.seat)
+
+    def deliver(
+        self,
+        room_id: str,
+        seq: int,
+        room: Room,
+        events: list[Event],
+        frames: RoomFrames | None = None,
+    ) -> None:
         """Send a change this process has just committed to its own followers now, without
         waiting for the feed to bring it back. Only followers that are exactly one number
         behind and not busy catching up get it here; the feed's copy reaches the others (and
-        is skipped by those served here), so each still gets every number once, in order."""
+        is skipped by those served here), so each still gets every number once, in order.
+        ``frames``: the change's frames, if already made (``prepare``)."""
         self.remember(room_id, seq, room)
         followers = self._followers.get(room_id)
         if not followers:
             return
-        frames = RoomFrames(room, seq, events)
+        if frames is None:
+            frames = RoomFrames(room, seq, events)
         for conn in list(followers):
             subscription = conn.rooms.get(room_id)
             if (

@@ -7,6 +7,7 @@ to the requester and the update reaches every follower through the hub.
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import logging
 import secrets
@@ -24,7 +25,7 @@ from server.ai_dispatch import AiDispatcher
 from server.ai_seats import AiSeatKeeper
 from server.connection import Connection
 from server.engine import Action, IllegalAction
-from server.frames import ack_frame
+from server.frames import RoomFrames, ack_frame
 from server.hub import Hub, decode_change, decode_room, encode_change, encode_room
 from server.room import (
     MATCH_RECORDS,
@@ -406,6 +407,12 @@ class Service:
         except RoomError as refusal:
             raise RequestFailed(ErrorCode(refusal.code), str(refusal)) from None
         change = encode_change(version + 1, events, seat)
+        frames = RoomFrames(changed, version + 1, events)
+        loop = asyncio.get_running_loop()
+        # The commit's command goes out at the end of this turn of the loop (the direct
+        # connection's flush, scheduled as the command is queued): two hops put the building
+        # of the update frames after that write, while Redis runs the commit.
+        loop.call_soon(loop.call_soon, self.hub.prepare, room.id, frames)
         result = await self._commit(room, version, changed, change, request_key=request_key)
         if result.status is CommitStatus.DUPLICATE:
             raise RequestFailed(
@@ -425,7 +432,7 @@ class Service:
         metrics.ACTION_LATENCY.observe(time.perf_counter() - started)
 
         async def deliver() -> None:  # right after the ack: no wait for the feed's copy
-            self.hub.deliver(room.id, result.version, changed, events)
+            self.hub.deliver(room.id, result.version, changed, events, frames)
 
         conn.after_ack = deliver  # type: ignore[attr-defined]
         return {"seq": result.version}
