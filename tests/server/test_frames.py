@@ -96,3 +96,15 @@ def test_an_ack_frame_is_the_codec_frame_of_the_ack(
     request_id: int | str, result: dict[str, object]
 ) -> None:
     assert ack_frame(request_id, result) == codec.encode(m.Ack(id=request_id, result=result))
+
+
+def test_a_frame_that_cannot_be_made_is_refused_again_when_asked_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``Hub.prepare`` may meet the error first: ``deliver`` asks again and meets it too."""
+    room, seq, events = next(changes(2))
+    monkeypatch.setattr(codec, "MAX_SERVER_FRAME", 64)
+    frames = RoomFrames(room, seq, events)
+    for _ in range(2):
+        with pytest.raises(m.ProtocolError):
+            frames.update(0)

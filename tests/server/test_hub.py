@@ -7,12 +7,14 @@ import asyncio
 import time
 from collections.abc import AsyncIterator
 
+import pytest
 import pytest_asyncio
 
 from protocol import codec
 from protocol import messages as m
 from server.connection import Connection, Subscription
 from server.engine import legal_actions
+from server.frames import RoomFrames
 from server.hub import Hub, encode_change, encode_room
 from server.ratelimit import TokenBucket
 from server.room import Room, Seat, act, create_room, join
@@ -107,6 +109,34 @@ async def test_a_local_change_reaches_each_follower_once(store: Store, hub: Hub)
         assert peer.seqs() == list(range(2, version + 1))
     assert spectator.raw == again.raw  # the same frames for the same recipient
     assert hub.cached(room.id, version) is room
+
+
+async def test_frames_prepared_before_the_commit_are_the_ones_delivered(
+    store: Store, hub: Hub
+) -> None:
+    room = await _room(store)
+    seat0, seat1, spectator = Peer("0"), Peer("1"), Peer("s")
+    for peer, seat in ((seat0, 0), (seat1, 1), (spectator, None)):
+        await _follow(hub, peer, room.id, seat, 1)
+    changed, events = await _commit(store, room, 1)
+    frames = RoomFrames(changed, 2, events)
+    hub.prepare(room.id, frames)
+    prepared = {seat: frames.update(seat) for seat in (0, 1, None)}
+    hub.deliver(room.id, 2, changed, events, frames)
+    await _settle([seat0, seat1, spectator], 2)
+    for peer, seat in ((seat0, 0), (seat1, 1), (spectator, None)):
+        assert peer.raw[-1] == prepared[seat]
+        assert peer.raw[-1] == RoomFrames(changed, 2, events).update(seat)
+
+
+async def test_prepare_leaves_a_frame_it_cannot_make_to_deliver(
+    store: Store, hub: Hub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    room = await _room(store)
+    await _follow(hub, Peer("0"), room.id, 0, 1)
+    changed, events = await _commit(store, room, 1)
+    monkeypatch.setattr(codec, "MAX_SERVER_FRAME", 64)
+    hub.prepare(room.id, RoomFrames(changed, 2, events))  # no exception
 
 
 async def test_a_follower_behind_is_caught_up_by_the_feed(store: Store, hub: Hub) -> None:
