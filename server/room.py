@@ -212,15 +212,15 @@ class Room:
         )
 
 
-def _game_fields(
-    game: GameState, rules: dict[str, Any], results: list[dict[str, Any]]
-) -> dict[str, Any]:
-    """``game.to_dict()`` without the history, with the rules' and results' maps given."""
+def _game_dict(game: GameState) -> dict[str, Any]:
+    """Exactly ``game.to_dict()`` (a test holds them equal), with the rules' map made once per
+    rules: ``MatchRules.to_dict`` (``dataclasses.asdict``) was a good part of every move's
+    encoding."""
     return {
         "format": STATE_FORMAT,
         "seed": game.seed,
         "rng": game.rng,
-        "rules": rules,
+        "rules": rules_dict(game.rules).copy(),
         "hand_number": game.hand_number,
         "dealer": game.dealer,
         "phase": game.phase.value,
@@ -231,19 +231,9 @@ def _game_fields(
         "taken_card": game.taken_card,
         "discard_draws": game.discard_draws,
         "scores": list(game.scores),
-        "results": results,
+        "results": [record.to_dict() for record in game.results],
+        "history": [move.to_dict() for move in game.history],
     }
-
-
-def _game_dict(game: GameState, *, history: bool = True) -> dict[str, Any]:
-    """Exactly ``game.to_dict()`` (a test holds them equal), with the rules' map made once per
-    rules: ``MatchRules.to_dict`` (``dataclasses.asdict``) was a good part of every move's
-    encoding. ``history=False`` leaves the history out."""
-    rules = rules_dict(game.rules).copy()
-    data = _game_fields(game, rules, [record.to_dict() for record in game.results])
-    if history:
-        data["history"] = [move.to_dict() for move in game.history]
-    return data
 
 
 # --- operations ---------------------------------------------------------------------------------

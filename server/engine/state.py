@@ -79,9 +79,14 @@ class Move:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Move:
         _expect_keys(data, {"seat", "kind"}, {"card"}, "history entry")
-        move = cls(_seat(data["seat"], "history seat"), data["kind"], data.get("card"))
+        seat, kind, card = _seat(data["seat"], "history seat"), data["kind"], data.get("card")
+        if isinstance(kind, str) and (card is None or isinstance(card, str)):
+            known = _MOVES.get((seat, kind, card))
+            if known is not None:  # a valid move, made once (``move_of``)
+                return known
+        move = cls(seat, kind, card)
         move.check()
-        return shared(move)
+        return move
 
     def check(self) -> None:
         if self.seat not in SEATS:
