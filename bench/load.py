@@ -1,4 +1,5 @@
-"""Load benchmark of one game server process, beside a bare websocket echo server (the floor).
+"""Load benchmark of one game server process, beside a bare websocket echo server and the floor
+of a move (the game server's own I/O of a move, no game).
 
 Run: ``PYTHONPATH=. .venv/bin/python -m bench.load [--rooms N] [--seconds S] [--idle N]``
 
@@ -8,7 +9,13 @@ the bench itself dies):
 - a ``redis-server`` on a free port with a temporary folder (never the machine's 6379);
 - ONE game server process, ``python -m server``, with rate limits raised out of the way;
 - a bare echo server, ``python -m bench.echo_server``: the same Starlette + uvicorn stack and
-  options, decoding each MessagePack frame and sending it back, nothing else.
+  options, decoding each MessagePack frame and sending it back, nothing else;
+- the floor of a move, ``python -m bench.floor_server``: the same stack, and per frame what the
+  game server must do for a move whatever its game code costs (the commit script on the same
+  Redis, its published copy received back, an ack and an update of a real view's size to the
+  sender and the update to the other side), with the game server's own Redis connection and
+  frame writer. The game's figures over the floor's are what the game code adds; the floor's
+  over the echo's are what the design's write-before-broadcast costs.
 
 The clients run in this process (one asyncio loop, callbacks, no task per message) on a small
 RFC 6455 client of our own (``WSClient``): unmasked server frames are parsed in place and the
@@ -27,7 +34,10 @@ Phases, each with a warm-up (not counted) then ``--seconds`` of measurement:
    the latency of a server that is not saturated.
 3. echo, saturated and 4. echo, paced at the same rate: N pairs of connections, one frame of an
    ``act``'s size in flight per pair, alternating sides; latency = the round trip.
-5. idle: a fresh game server process; ``--idle`` connections that only say ``hello``. Server RSS
+5. floor, saturated and 6. floor, paced at the same rate: N pairs of connections sharing a room,
+   one ``act`` in flight per pair, alternating sides; latency = from sending it to both sides
+   holding the update of its move, as for the game.
+7. idle: a fresh game server process; ``--idle`` connections that only say ``hello``. Server RSS
    growth per connection and in total.
 
 Memory per connection is the server's RSS (``/proc/PID/status``) after opening the
@@ -295,6 +305,15 @@ async def start_game_server(
     return child, port
 
 
+async def start_floor_server(work: Path, redis_url: str) -> tuple[Child, int]:
+    port = free_port()
+    env = dict(os.environ, PYTHONPATH=_pythonpath())
+    args = [PYTHON, "-m", "bench.floor_server", "--port", str(port), "--redis", redis_url]
+    child = Child("floor", args, work, env)
+    await wait_http(port, "/healthz", child)
+    return child, port
+
+
 async def start_echo_server(work: Path) -> tuple[Child, int]:
     port = free_port()
     env = dict(os.environ, PYTHONPATH=_pythonpath())
@@ -449,11 +468,13 @@ class WSClient(asyncio.Protocol):
             self.transport.close()
 
 
-async def open_ws(port: int, on_message: Callable[[Any], None], timeout: float = 30.0) -> WSClient:
+async def open_ws(
+    port: int, on_message: Callable[[Any], None], timeout: float = 30.0, path: str = "/ws"
+) -> WSClient:
     loop = asyncio.get_running_loop()
     _, client = await asyncio.wait_for(
         loop.create_connection(
-            lambda: WSClient("127.0.0.1", port, "/ws", on_message), "127.0.0.1", port
+            lambda: WSClient("127.0.0.1", port, path, on_message), "127.0.0.1", port
         ),
         timeout,
     )
@@ -496,7 +517,7 @@ class Stats:
     """What one phase measured."""
 
     name: str
-    key: str = ""  # "game saturated", "game paced", "echo saturated", "echo paced"
+    key: str = ""  # "game saturated", "game paced", "echo saturated", ..., "floor paced"
     measuring: bool = False
     done: int = 0  # applied actions (acks) or echoes, inside the window
     sent: int = 0
@@ -819,24 +840,77 @@ class EchoPair:
         self.load.next(self)
 
 
+class FloorPair:
+    """Two connections sharing a room of the floor server; one act in flight, sides
+    alternating; done when both sides hold the update of the act's move (as a game table)."""
+
+    __slots__ = ("clients", "held", "load", "n", "room", "seated", "started", "turn")
+
+    def __init__(self, load: EchoLoad, index: int) -> None:
+        self.load = load
+        self.clients: list[WSClient] = []
+        self.turn = 0
+        self.n = 0
+        self.started = 0.0
+        self.held = [-1, -1]
+        self.room = "f" + base64.urlsafe_b64encode(os.urandom(9)).decode()
+        self.seated: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    async def open(self, port: int) -> None:
+        for side in (0, 1):
+            path = f"/ws?room={self.room}&side={side}"
+            on_message = functools.partial(self.on_message, side)
+            self.clients.append(await open_ws(port, on_message, path=path))
+        await asyncio.wait_for(self.seated, 30.0)  # both seats' first update (seq 0)
+
+    def send(self) -> None:
+        self.n += 1
+        frame = msgpack.packb(
+            {"t": "act", "id": self.n, "room": self.room, "seq": self.n - 1,
+             "action": {"kind": "discard", "card": "QS"}}
+        )  # fmt: skip
+        self.started = time.perf_counter()
+        self.clients[self.turn].send(frame)
+
+    def on_message(self, side: int, data: Any) -> None:
+        now = time.perf_counter()
+        message = msgpack.unpackb(data)
+        if message["t"] != "update":
+            return
+        self.held[side] = message["seq"]
+        if self.n == 0:
+            if self.held == [0, 0] and not self.seated.done():
+                self.seated.set_result(None)
+        elif self.held[0] == self.held[1] == self.n:
+            stats = self.load.stats
+            if stats.measuring:
+                stats.done += 1
+                stats.latencies.append(now - self.started)
+            self.turn ^= 1
+            self.load.next(self)
+
+
 class EchoLoad:
-    def __init__(self, port: int) -> None:
+    """N pairs of connections to the echo server (``pair`` = ``FloorPair``: to the floor)."""
+
+    def __init__(self, port: int, pair: type[EchoPair | FloorPair] = EchoPair) -> None:
+        self.pair = pair
         self.port = port
-        self.pairs: list[EchoPair] = []
+        self.pairs: list[EchoPair | FloorPair] = []
         self.stats = Stats("idle")
         self.running = False
         self.think = 0.0
         self.loop = asyncio.get_running_loop()
 
     async def open(self, count: int) -> None:
-        async def make(index: int) -> EchoPair:
-            pair = EchoPair(self, index)
+        async def make(index: int) -> EchoPair | FloorPair:
+            pair = self.pair(self, index)
             await pair.open(self.port)
             return pair
 
         self.pairs.extend(await bounded(count, make))
 
-    def next(self, pair: EchoPair) -> None:
+    def next(self, pair: EchoPair | FloorPair) -> None:
         if not self.running:
             return
         if self.think > 0:
@@ -844,7 +918,7 @@ class EchoLoad:
         else:
             pair.send()
 
-    def _send_later(self, pair: EchoPair) -> None:
+    def _send_later(self, pair: EchoPair | FloorPair) -> None:
         if self.running:
             pair.send()
 
@@ -969,15 +1043,32 @@ async def run_echo(report: Report, echo: Child, port: int) -> None:
     after = await settle(echo)
     report.memory.append(Memory("echo server", 2 * (pairs - first), before, after, "no state"))
     processes: dict[str, int | str] = {"server": echo.pid, "client": "self"}
-    saturated = Stats(f"echo, saturated ({pairs} pairs)", "echo saturated")
+    await run_pairs(report, load, "echo", processes)
+    await load.close()
+
+
+async def run_floor(report: Report, floor: Child, port: int, redis: Child) -> None:
+    load = EchoLoad(port, FloorPair)
+    await load.open(report.args.rooms)
+    processes: dict[str, int | str] = {"server": floor.pid, "redis": redis.pid, "client": "self"}
+    await run_pairs(report, load, "floor", processes)
+    await load.close()
+
+
+async def run_pairs(
+    report: Report, load: EchoLoad, name: str, processes: dict[str, int | str]
+) -> None:
+    """The saturated phase, then the paced one at the game's paced rate."""
+    args = report.args
+    pairs = len(load.pairs)
+    saturated = Stats(f"{name}, saturated ({pairs} pairs)", f"{name} saturated")
     load.go(saturated, 0.0)
     await measure(saturated, args.warmup, args.seconds, processes)
     report.phases.append(saturated)
-    paced = Stats(f"echo, paced ~{report.rate:,.0f}/s", "echo paced")
+    paced = Stats(f"{name}, paced ~{report.rate:,.0f}/s", f"{name} paced")
     load.go(paced, pairs / report.rate)
     await measure(paced, max(args.warmup, 2 * pairs / report.rate), args.seconds, processes)
     report.phases.append(paced)
-    await load.close()
 
 
 async def run_idle(report: Report, server: Child, port: int) -> None:
@@ -1119,6 +1210,13 @@ async def run(args: argparse.Namespace, work: Path) -> Report:
     await run_echo(report, echo, echo_port)
     echo.stop()
 
+    floor, floor_port = await start_floor_server(work, redis_url)
+    print(
+        f"  floor server pid {floor.pid} on port {floor_port}: {args.rooms} pairs ...", flush=True
+    )
+    await run_floor(report, floor, floor_port, redis)
+    floor.stop()
+
     if args.idle > 0:
         idle_server, idle_port = await start_game_server(
             "server-idle", redis_url, work, args.server_module
@@ -1182,7 +1280,7 @@ def _phase_row(phase: Stats) -> list[str]:
         _ms(top),
         f"{len(phase.latencies):,}",
         f"{cpu.get('server', 0):.0f}%",
-        f"{cpu.get('server', 0) * 10_000 / phase.rate:,.0f} us" if phase.rate else "-",
+        f"{_cpu_per_op(phase):,.0f} us" if phase.rate else "-",
         f"{cpu['redis']:.0f}%" if "redis" in cpu else "-",
         f"{cpu.get('client', 0):.0f}%",
         f"{cpu.get('others', 0):.0f}%",
@@ -1193,25 +1291,40 @@ def _phase_row(phase: Stats) -> list[str]:
 
 def _ratio_rows(phases: dict[str, Stats]) -> list[list[str]]:
     rows = []
-    pairs = [("paced", TARGET_ECHO_RATIO), ("saturated", None)]
-    for mode, target in pairs:
-        game, echo = phases.get(f"game {mode}"), phases.get(f"echo {mode}")
-        if game is None or echo is None:
-            continue
-        for q in (50, 99):
-            g, e = game.percentile(q), echo.percentile(q)
+    for first, second in (("game", "echo"), ("floor", "echo"), ("game", "floor")):
+        pairs = [("paced", TARGET_ECHO_RATIO if first == "game" and second == "echo" else None),
+                 ("saturated", None)]  # fmt: skip
+        for mode, target in pairs:
+            a, b = phases.get(f"{first} {mode}"), phases.get(f"{second} {mode}")
+            if a is None or b is None:
+                continue
+            for q in (50, 99):
+                x, y = a.percentile(q), b.percentile(q)
+                rows.append(
+                    [f"{mode} latency p{q}: {first} / {second}", f"{x / y:.1f}x" if y else "-",
+                     f"{_ms(x)} / {_ms(y)} ms", f"<= {target:g}x" if target else ""]
+                )  # fmt: skip
+        a, b = phases.get(f"{first} saturated"), phases.get(f"{second} saturated")
+        if a is not None and b is not None:
             rows.append(
-                [f"{mode} latency p{q}: game / echo", f"{g / e:.1f}x" if e else "-",
-                 f"{_ms(g)} / {_ms(e)} ms", f"<= {target:g}x" if target else ""]
+                [f"saturated throughput: {first} / {second}",
+                 f"{a.rate / b.rate:.3f}x" if b.rate else "-",
+                 f"{a.rate:,.0f} / {b.rate:,.0f} per s", ""]
             )  # fmt: skip
-    game, echo = phases.get("game saturated"), phases.get("echo saturated")
-    if game is not None and echo is not None:
-        rows.append(
-            ["saturated throughput: game / echo",
-             f"{game.rate / echo.rate:.3f}x" if echo.rate else "-",
-             f"{game.rate:,.0f} / {echo.rate:,.0f} per s", ""]
-        )  # fmt: skip
+    for mode in ("saturated", "paced"):
+        game, floor = phases.get(f"game {mode}"), phases.get(f"floor {mode}")
+        if game is not None and floor is not None and game.rate and floor.rate:
+            g, f = _cpu_per_op(game), _cpu_per_op(floor)
+            rows.append(
+                [f"{mode} CPU/op: game - floor (the game code)", f"{g - f:,.0f} us",
+                 f"{g:,.0f} - {f:,.0f} us", ""]
+            )  # fmt: skip
     return rows
+
+
+def _cpu_per_op(phase: Stats) -> float:
+    """The server's CPU time per done operation, in microseconds."""
+    return phase.cpu.get("server", 0) * 10_000 / phase.rate if phase.rate else math.nan
 
 
 def _memory_rows(report: Report) -> list[list[str]]:
@@ -1260,6 +1373,10 @@ def render(report: Report) -> str:
     )
     out.append("  echo: done/s = echoed frames; latency = round trip of one act-sized frame")
     out.append(
+        "  floor: the game server's I/O of a move with no game (bench/floor_server.py): done/s ="
+        " moves; latency as the game's"
+    )
+    out.append(
         "  CPU/op = server CPU time per applied action (per echo): 1 s / CPU/op is what one"
         " server process could do with a whole core to itself"
     )
@@ -1288,7 +1405,7 @@ def render(report: Report) -> str:
     out.append("")
     ratio_rows = _ratio_rows(phases)
     if ratio_rows:
-        out += format_table(["ratio", "value", "game / echo", "target"], ratio_rows, {1})
+        out += format_table(["ratio", "value", "figures", "target"], ratio_rows, {1})
         out.append("")
     memory_rows = _memory_rows(report)
     if memory_rows:
