@@ -22,7 +22,8 @@ RFC 6455 client of our own (``WSClient``): unmasked server frames are parsed in 
 masking of the small client frames is done by websockets' C ``apply_mask``, so that the load
 generator costs little of the machine's CPU. The same client measures both servers.
 
-Phases, each with a warm-up (not counted) then ``--seconds`` of measurement:
+Phases, each with a warm-up (not counted) then ``--seconds`` of measurement (rates count what
+was answered inside the window, latencies the requests sent inside it):
 
 1. game, saturated: N rooms of two scripted players (private room: one creates, the other
    joins with the invite code). A player acts when its view's ``legal_actions`` is non-empty,
@@ -532,6 +533,13 @@ class Stats:
     def rate(self) -> float:
         return self.done / self.seconds if self.seconds else 0.0
 
+    def sample(self, sent: float, now: float) -> None:
+        """The latency of a request answered now, if it was sent inside the measured window: one
+        sent before it waited through what came before (the collection that opens the window,
+        the previous phase's load) and would charge that to the window."""
+        if self.measuring and sent >= self.started:
+            self.latencies.append(now - sent)
+
     def percentile(self, q: float) -> float:
         if not self.latencies:
             return float("nan")
@@ -692,8 +700,8 @@ class Table:
         self.last_progress = now
         if self.players[1 - player.index].seq >= seq:
             started = self.sent.pop(seq - 1, None)
-            if started is not None and self.game.stats.measuring:
-                self.game.stats.latencies.append(now - started)
+            if started is not None:
+                self.game.stats.sample(started, now)
         view = message.get("view")
         if view is None:
             return
@@ -835,7 +843,7 @@ class EchoPair:
         stats = self.load.stats
         if stats.measuring:
             stats.done += 1
-            stats.latencies.append(now - self.started)
+            stats.sample(self.started, now)
         self.turn ^= 1
         self.load.next(self)
 
@@ -885,7 +893,7 @@ class FloorPair:
             stats = self.load.stats
             if stats.measuring:
                 stats.done += 1
-                stats.latencies.append(now - self.started)
+                stats.sample(self.started, now)
             self.turn ^= 1
             self.load.next(self)
 
