@@ -22,6 +22,8 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from server.__main__ import UVICORN_OPTIONS
+
 
 async def echo(websocket: WebSocket) -> None:
     await websocket.accept()
@@ -51,18 +53,7 @@ def main() -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=int(os.environ.get("GIN_PORT", "8001")))
     args = parser.parse_args()
-    # The same uvicorn options as server/__main__.py, so that only the application differs.
-    uvicorn.run(
-        create_app(),
-        host=args.host,
-        port=args.port,
-        log_level="warning",
-        ws_max_size=1 << 20,
-        ws_ping_interval=20.0,
-        ws_ping_timeout=20.0,
-        timeout_graceful_shutdown=5,
-        lifespan="off",
-    )
+    uvicorn.run(create_app(), host=args.host, port=args.port, lifespan="off", **UVICORN_OPTIONS)
 
 
 if __name__ == "__main__":

@@ -39,6 +39,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from bench.engine_moves import new_room, script
 from server import keys
+from server.__main__ import UVICORN_OPTIONS
 from server.frames import RoomFrames, ack_frame, update_frame
 from server.hub import encode_change, encode_room
 from server.room import act
@@ -154,18 +155,8 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=int(os.environ.get("GIN_PORT", "8002")))
     parser.add_argument("--redis", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379"))
     args = parser.parse_args()
-    # The same uvicorn options as server/__main__.py, so that only the application differs.
-    uvicorn.run(
-        create_app(args.redis),
-        host=args.host,
-        port=args.port,
-        log_level="warning",
-        ws_max_size=1 << 20,
-        ws_ping_interval=20.0,
-        ws_ping_timeout=20.0,
-        timeout_graceful_shutdown=5,
-        lifespan="off",
-    )
+    app = create_app(args.redis)
+    uvicorn.run(app, host=args.host, port=args.port, lifespan="off", **UVICORN_OPTIONS)
 
 
 if __name__ == "__main__":

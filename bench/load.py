@@ -822,54 +822,13 @@ class EchoPair:
         self.started = 0.0
         self.room = "r" + base64.urlsafe_b64encode(os.urandom(9)).decode()
 
-    async def open(self, port: int) -> None:
-        for side in (0, 1):
-            self.clients.append(await open_ws(port, functools.partial(self.on_message, side)))
-
-    def send(self) -> None:
-        self.n += 1
-        frame = msgpack.packb(
-            {"t": "act", "id": self.n, "room": self.room, "seq": self.n,
-             "action": {"kind": "discard", "card": "QS"}}
-        )  # fmt: skip
-        self.started = time.perf_counter()
-        self.clients[self.turn].send(frame)
-
-    def on_message(self, side: int, data: Any) -> None:
-        now = time.perf_counter()
-        msgpack.unpackb(data)
-        if side != self.turn:
-            return
-        stats = self.load.stats
-        if stats.measuring:
-            stats.done += 1
-            stats.sample(self.started, now)
-        self.turn ^= 1
-        self.load.next(self)
-
-
-class FloorPair:
-    """Two connections sharing a room of the floor server; one act in flight, sides
-    alternating; done when both sides hold the update of the act's move (as a game table)."""
-
-    __slots__ = ("clients", "held", "load", "n", "room", "seated", "started", "turn")
-
-    def __init__(self, load: EchoLoad, index: int) -> None:
-        self.load = load
-        self.clients: list[WSClient] = []
-        self.turn = 0
-        self.n = 0
-        self.started = 0.0
-        self.held = [-1, -1]
-        self.room = "f" + base64.urlsafe_b64encode(os.urandom(9)).decode()
-        self.seated: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    def path(self, side: int) -> str:
+        return "/ws"
 
     async def open(self, port: int) -> None:
         for side in (0, 1):
-            path = f"/ws?room={self.room}&side={side}"
             on_message = functools.partial(self.on_message, side)
-            self.clients.append(await open_ws(port, on_message, path=path))
-        await asyncio.wait_for(self.seated, 30.0)  # both seats' first update (seq 0)
+            self.clients.append(await open_ws(port, on_message, path=self.path(side)))
 
     def send(self) -> None:
         self.n += 1
@@ -882,6 +841,40 @@ class FloorPair:
 
     def on_message(self, side: int, data: Any) -> None:
         now = time.perf_counter()
+        msgpack.unpackb(data)
+        if side == self.turn:
+            self.done(now)
+
+    def done(self, now: float) -> None:
+        """The frame in flight has done its round: count it, and the other side sends next."""
+        stats = self.load.stats
+        if stats.measuring:
+            stats.done += 1
+            stats.sample(self.started, now)
+        self.turn ^= 1
+        self.load.next(self)
+
+
+class FloorPair(EchoPair):
+    """Two connections sharing a room of the floor server; one act in flight, sides
+    alternating; done when both sides hold the update of the act's move (as a game table)."""
+
+    __slots__ = ("held", "seated")
+
+    def __init__(self, load: EchoLoad, index: int) -> None:
+        super().__init__(load, index)
+        self.held = [-1, -1]
+        self.seated: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def path(self, side: int) -> str:
+        return f"/ws?room={self.room}&side={side}"
+
+    async def open(self, port: int) -> None:
+        await super().open(port)
+        await asyncio.wait_for(self.seated, 30.0)  # both seats' first update (seq 0)
+
+    def on_message(self, side: int, data: Any) -> None:
+        now = time.perf_counter()
         message = msgpack.unpackb(data)
         if message["t"] != "update":
             return
@@ -890,35 +883,30 @@ class FloorPair:
             if self.held == [0, 0] and not self.seated.done():
                 self.seated.set_result(None)
         elif self.held[0] == self.held[1] == self.n:
-            stats = self.load.stats
-            if stats.measuring:
-                stats.done += 1
-                stats.sample(self.started, now)
-            self.turn ^= 1
-            self.load.next(self)
+            self.done(now)
 
 
 class EchoLoad:
     """N pairs of connections to the echo server (``pair`` = ``FloorPair``: to the floor)."""
 
-    def __init__(self, port: int, pair: type[EchoPair | FloorPair] = EchoPair) -> None:
+    def __init__(self, port: int, pair: type[EchoPair] = EchoPair) -> None:
         self.pair = pair
         self.port = port
-        self.pairs: list[EchoPair | FloorPair] = []
+        self.pairs: list[EchoPair] = []
         self.stats = Stats("idle")
         self.running = False
         self.think = 0.0
         self.loop = asyncio.get_running_loop()
 
     async def open(self, count: int) -> None:
-        async def make(index: int) -> EchoPair | FloorPair:
+        async def make(index: int) -> EchoPair:
             pair = self.pair(self, index)
             await pair.open(self.port)
             return pair
 
         self.pairs.extend(await bounded(count, make))
 
-    def next(self, pair: EchoPair | FloorPair) -> None:
+    def next(self, pair: EchoPair) -> None:
         if not self.running:
             return
         if self.think > 0:
@@ -926,7 +914,7 @@ class EchoLoad:
         else:
             pair.send()
 
-    def _send_later(self, pair: EchoPair | FloorPair) -> None:
+    def _send_later(self, pair: EchoPair) -> None:
         if self.running:
             pair.send()
 

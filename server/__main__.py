@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import os
 from types import FrameType
+from typing import Any
 
 import uvicorn
 from starlette.applications import Starlette
@@ -18,6 +19,15 @@ from starlette.applications import Starlette
 from server.app import create_app, drain
 
 DRAIN_SECONDS = 3.0
+#: uvicorn's options for a server process (with host, port and lifespan); the benchmark's
+#: baseline servers take the same, so that only the application differs.
+UVICORN_OPTIONS: dict[str, Any] = {
+    "log_level": "warning",
+    "ws_max_size": 1 << 20,
+    "ws_ping_interval": 20.0,
+    "ws_ping_timeout": 20.0,
+    "timeout_graceful_shutdown": 5,
+}
 
 
 class GracefulServer(uvicorn.Server):
@@ -47,12 +57,8 @@ def main() -> None:
         app,
         host=os.environ.get("GIN_HOST", "127.0.0.1"),
         port=int(os.environ.get("GIN_PORT", "8000")),
-        log_level="warning",
-        ws_max_size=1 << 20,
-        ws_ping_interval=20.0,
-        ws_ping_timeout=20.0,
-        timeout_graceful_shutdown=5,
         lifespan="on",
+        **UVICORN_OPTIONS,
     )
     GracefulServer(config, app).run()
 
