@@ -164,19 +164,11 @@ def test_server_replicas_are_healthchecked_on_readyz_and_stop_within_their_grace
         assert span >= replicas, f"{mapping}: {span} host ports for {replicas} replicas"
     assert server["depends_on"]["redis"]["condition"] == "service_healthy"
     # on SIGTERM: drain (tell clients to reconnect), then uvicorn's graceful shutdown
-    from server.__main__ import DRAIN_SECONDS  # noqa: PLC0415
+    from server.__main__ import DRAIN_SECONDS, UVICORN_OPTIONS  # noqa: PLC0415
 
-    main = ast.parse((ROOT / "server" / "__main__.py").read_text())
-    graceful = [
-        node.value.value
-        for node in ast.walk(main)
-        if isinstance(node, ast.keyword)
-        and node.arg == "timeout_graceful_shutdown"
-        and isinstance(node.value, ast.Constant)
-        and isinstance(node.value.value, int | float)
-    ]
-    assert graceful, "uvicorn's timeout_graceful_shutdown is not set in server/__main__.py"
-    shutdown = DRAIN_SECONDS + float(graceful[0])
+    graceful = UVICORN_OPTIONS.get("timeout_graceful_shutdown")
+    assert isinstance(graceful, int | float), "uvicorn's timeout_graceful_shutdown is not set"
+    shutdown = DRAIN_SECONDS + float(graceful)
     grace = duration_seconds(server.get("stop_grace_period", "10s"))
     assert grace > shutdown, f"stop_grace_period {grace} s < the server's shutdown {shutdown} s"
     print(
