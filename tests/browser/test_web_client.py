@@ -366,6 +366,7 @@ def test_a_phone_screen_fits_the_table(
     page = new_page(width=390, height=844, is_mobile=True, has_touch=True)
     start_ai_match(page, gin_server, "hard")
     my_moves(page, 2)
+    wait_my_turn(page)  # the table holds still until this page moves (the AI's turn redraws it)
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 390, f"the page scrolls sideways: {width} px"
     for card in page.locator("[data-testid=my-hand] button.card").all():
