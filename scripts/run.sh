@@ -45,7 +45,10 @@ pids+=($!)
 wait_for "the server" "import urllib.request; urllib.request.urlopen('http://$HOST:$PORT/readyz')"
 
 if "$PY" -c 'import client.ai.worker' 2>/dev/null; then
-  GIN_SERVER_URL="ws://$HOST:$PORT/ws" setsid "$PY" -m client.ai &
+  # Ctrl-C stops within seconds: the worker hands back the seats still in play (the next
+  # `make run` plays them on) instead of finishing those matches (its default drain: 600 s).
+  GIN_SERVER_URL="ws://$HOST:$PORT/ws" GIN_AI_DRAIN_SECONDS="${GIN_AI_DRAIN_SECONDS:-3}" \
+    setsid "$PY" -m client.ai &
   pids+=($!)
   echo "AI worker: started"
 else
