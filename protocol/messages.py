@@ -615,16 +615,20 @@ class CreateRoom(_Checked):
 
 @dataclass(frozen=True, slots=True)
 class JoinRoom(_Checked):
-    """Take the free seat of a room, by room id or by invite code (exactly one of them)."""
+    """Take the free seat of a room, by room id or by invite code (exactly one of them). An AI
+    worker names the ``seat`` of the ``ai_seat`` offer it takes (with ``room``)."""
 
     t: ClassVar[str] = "join_room"
     id: Annotated[RequestId, _REQUEST_ID]
     room: Annotated[str | None, _ROOM] = None
     invite: Annotated[str | None, _text(1, 64, pattern=_ID)] = None
+    seat: Annotated[int | None, _SEAT] = None
 
     def _check(self) -> None:
         if (self.room is None) == (self.invite is None):
             raise _invalid("give exactly one of room and invite")
+        if self.seat is not None and self.room is None:
+            raise _invalid("a seat is taken by room id, not by invite").at("seat")
 
 
 @dataclass(frozen=True, slots=True)

@@ -574,6 +574,15 @@ def bind_stand_in(room: Room, seat: int, player_id: str) -> tuple[Room, list[Eve
     return _with_seat(room, seat, replace(current, agent=player_id)), []
 
 
+def bind_offered_seat(room: Room, seat: int, player_id: str) -> tuple[Room, list[Event]]:
+    """Bind the seat an ``ai_seat`` offer named to the worker that took it: an AI seat, or the
+    seat of a person whose stand-in is wanted (``NotAPlayer`` when it needs no AI)."""
+    _check_seat(seat)
+    if room.seats[seat].ai is not None:
+        return bind_ai_seat(room, seat, player_id)
+    return bind_stand_in(room, seat, player_id)
+
+
 def _with_seat(room: Room, index: int, seat: Seat) -> Room:
     seats = list(room.seats)
     seats[index] = seat

@@ -34,6 +34,7 @@ from server.room import (
     Seat,
     act,
     bind_ai_seat,
+    bind_offered_seat,
     bind_stand_in,
     create_room,
     expire_turn,
@@ -250,14 +251,27 @@ class Service:
             if room_id is None:
                 raise RequestFailed(ErrorCode.NOT_FOUND, "no room has this invite code")
         assert room_id is not None
+        if message.seat is not None and not conn.is_worker:
+            raise RequestFailed(
+                ErrorCode.INVALID_ARGUMENT, "only an AI worker names the seat it takes"
+            )
         player = Seat(player=conn.player_id, name=conn.name)
         seat_box: list[int] = []
 
         def seat_player(room: Room, now: float) -> tuple[Room, list[dict[str, Any]]]:
             existing = room.seat_of(player.player or "")
+            if message.seat is not None and existing not in (None, message.seat):
+                raise RequestFailed(
+                    ErrorCode.INVALID_ARGUMENT,
+                    f"this connection plays seat {existing} of the room: take the other seat"
+                    " on a connection of its own",
+                )
             if existing is not None:
                 seat_box.append(existing)
                 return mark_back(room, existing)
+            if message.seat is not None:  # a worker takes the seat of the offer it took
+                seat_box.append(message.seat)
+                return bind_offered_seat(room, message.seat, player.player or "")
             if conn.is_worker:
                 for index, seat in enumerate(room.seats):
                     if seat.stand_in is not None and seat.ai is None:

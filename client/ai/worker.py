@@ -125,12 +125,12 @@ class Worker:
         # already plays (an AI standing in for its opponent) gets a connection of its own.
         own_session = any(room == offer.room for room, _ in self._seats)
         task = asyncio.create_task(
-            self._play(offer.room, offer.level, own_session), name=f"seat {key}"
+            self._play(offer.room, offer.seat, offer.level, own_session), name=f"seat {key}"
         )
         self._seats[key] = task
         task.add_done_callback(lambda _: self._seats.pop(key, None))
 
-    async def _play(self, room: str, level: str, own_session: bool) -> None:
+    async def _play(self, room: str, seat: int, level: str, own_session: bool) -> None:
         session = self._session
         assert session is not None
         if own_session:
@@ -141,15 +141,15 @@ class Worker:
                 worker_key=self.settings.worker_key,
             )
         try:
-            await self._join_and_play(session, room, level)
+            await self._join_and_play(session, room, seat, level)
         finally:
             session.forget(room)
             if own_session:
                 await session.close()
 
-    async def _join_and_play(self, session: Session, room: str, level: str) -> None:
+    async def _join_and_play(self, session: Session, room: str, seat: int, level: str) -> None:
         try:
-            ack = await session.request("join_room", room=room)
+            ack = await session.request("join_room", room=room, seat=seat)
         except RequestError as error:
             log.info("seat not taken", extra={"room": room, "code": error.code})
             return

@@ -227,6 +227,7 @@ def _field_values(ctx: Context) -> dict[str, st.SearchStrategy[Any]]:
         "last_seq": seqs,
         "action": action,
         "capacity": st.integers(-3, 20_000),
+        "seat": st.one_of(st.integers(-1, 2), plain),
     }
 
 
@@ -235,7 +236,7 @@ _FIELDS: dict[str, tuple[str, ...]] = {
     "ping": (),
     "set_name": ("name",),
     "create_room": ("mode", "level", "rules", "turn_seconds", "stand_in"),
-    "join_room": ("room", "invite"),
+    "join_room": ("room", "invite", "seat"),
     "quick_match": (),
     "cancel_quick_match": (),
     "watch": ("room",),
@@ -310,7 +311,11 @@ def requests(ctx: Context, player: str | None = None) -> st.SearchStrategy[dict[
         ),
         st.fixed_dictionaries(
             {"t": st.just("join_room")},
-            optional={"room": room, "invite": st.integers(0, 99).map(ctx.invite)},
+            optional={
+                "room": room,
+                "invite": st.integers(0, 99).map(ctx.invite),
+                "seat": st.integers(0, 1),
+            },
         ),
         st.fixed_dictionaries(
             {"t": st.just("create_room"), "mode": st.sampled_from(["ai", "private"])},

@@ -184,6 +184,8 @@ async def test_a_valid_token_acts_only_for_its_own_seat(server_factory: ServerFa
         await refuse("not_authenticated", eve.request("ai_subscribe", capacity=1))
         ai_room = (await eve.request("create_room", mode="ai", level="easy")).result["room"]
         await refuse("room_full", ada.request("join_room", room=ai_room))
+        for seat in (0, 1):  # naming a seat is a worker's: nobody else takes an AI's seat so
+            await refuse("invalid_argument", ada.request("join_room", room=ai_room, seat=seat))
         # nothing changed: the mover still moves at the same number
         await ada.ping()
         assert ada.room(room).seq == bob.room(room).seq == seq

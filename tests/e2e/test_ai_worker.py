@@ -197,6 +197,43 @@ async def test_an_ai_stands_in_for_a_person_who_stays_away(
         await back.close()
 
 
+async def test_a_new_worker_plays_both_seats_of_a_room_whose_worker_died(
+    server_factory: Any, workers: Spawn
+) -> None:
+    """A room whose AI seat and stand-in both lost their worker (as after a restart): both are
+    offered to the next worker at once, and each offer must bind the seat it names (the
+    stand-in must not take the AI seat's offer, or nobody plays the AI seat and the match
+    stops)."""
+    server = server_factory(
+        env={"GIN_DISCONNECT_GRACE": "1", "GIN_RATE_BURST": "1000", "GIN_AI_LEASE_SECONDS": "1"}
+    )
+    first = workers(server)
+    person = await Session.connect(server.ws_url, name="Person", reconnect=False)
+    ack = await person.request("create_room", mode="ai", level="easy", rules={"target": 500})
+    room = ack.result["room"]
+    await person.wait_for(room, settled, timeout=30)
+    await person.close()
+
+    watcher = await Session.connect(server.ws_url, name="Watcher")
+    try:
+        await watcher.request("watch", room=room)
+        await watcher.wait_for(room, lambda v: v["seats"][0]["stand_in"] is not None, timeout=30)
+        first.kill()
+        killed = watcher.room(room).seq
+        workers(server)
+        view = await watcher.wait_for(
+            room,
+            lambda v: (
+                (len(v["game"]["history"]) >= 6 and watcher.room(room).seq > killed + 6)
+                or v["game"]["phase"] in ("hand_over", "match_over")
+            ),
+            timeout=60,
+        )
+        assert view["seats"][1]["ai"] == "easy" and view["seats"][0]["stand_in"] is not None
+    finally:
+        await watcher.close()
+
+
 class DeafSession(Session):
     """A session that loses the room updates it is told to lose (a frame lost on the way:
     the socket and the server are real)."""

@@ -237,7 +237,11 @@ SHAPES: dict[str, list[dict[str, st.SearchStrategy[Any]]]] = {
         {"mode": st.just("ai"), "level": FIELDS["level"]},
         {"mode": st.just("private")},
     ],
-    "join_room": [{"room": ids}, {"invite": ids}],
+    "join_room": [
+        {"room": ids, "seat": FIELDS["seat"] | st.none()},
+        {"room": ids},
+        {"invite": ids},
+    ],
     "error": [{"id": request_ids | st.none()}],
 }
 
