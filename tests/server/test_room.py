@@ -48,6 +48,7 @@ from server.room import (
     Seat,
     act,
     bind_ai_seat,
+    bind_offered_seat,
     create_room,
     default_action,
     expire_turn,
@@ -57,11 +58,13 @@ from server.room import (
     join,
     leave,
     mark_away,
+    mark_back,
     owed_records,
     records_due,
     rematch_room,
     request_rematch,
     room_view,
+    start_stand_in,
 )
 from tests.server.engine.helpers import position
 from tests.server.engine.playing import acting_seat, choose
@@ -382,6 +385,22 @@ def test_quick_room_is_created_with_both_seats_and_deals() -> None:
     assert room.seat_of("p-alice") == 0 and room.seat_of("p-bob") == 1
     assert room.seat_of("p-carol") is None
     assert [e["type"] for e in events] == ["room", "room", "deal"]
+
+
+def test_bind_offered_seat_binds_exactly_the_seat_the_offer_named() -> None:
+    """An AI room whose person is away: seat 0 wants a stand-in, seat 1 is the AI seat."""
+    room = ai_room(level="easy", stand_in_level="normal")
+    room, _ = mark_away(room, 0, T0)
+    room, _ = start_stand_in(room, 0, T0 + 10, grace=5)
+    ai_bound, events = bind_offered_seat(room, 1, "worker-1")
+    assert events == []
+    assert ai_bound.seats[1].player == "worker-1" and ai_bound.seats[0] == room.seats[0]
+    stand_in_bound, _ = bind_offered_seat(ai_bound, 0, "worker-2")
+    assert stand_in_bound.seats[0].agent == "worker-2"
+    assert stand_in_bound.seats[0].player == ALICE.player  # still the person's seat
+    assert stand_in_bound.seats[1] == ai_bound.seats[1]
+    with pytest.raises(NotAPlayer):  # the person is back: no AI wanted there any more
+        bind_offered_seat(mark_back(stand_in_bound, 0)[0], 0, "worker-3")
 
 
 def test_bind_ai_seat() -> None:
