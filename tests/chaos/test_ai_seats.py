@@ -26,6 +26,8 @@ from tests.chaos.proxy import CUT_AFTER, CUT_BEFORE, FORWARD
 from tests.support.fixtures import ServerFactory
 
 TARGET = 30
+#: A match long enough for the worker's 6th act: one to 30 points can end within its first few.
+LONG_TARGET = 100
 
 
 async def test_a_worker_whose_answers_are_lost_keeps_playing_its_seat(
@@ -54,7 +56,7 @@ async def test_a_worker_whose_answers_are_lost_keeps_playing_its_seat(
     person = await Session.connect(server.ws_url, name="Ada", record=True)
     try:
         created = await person.request(
-            "create_room", mode="ai", level="normal", rules={"target": TARGET}, stand_in=False
+            "create_room", mode="ai", level="normal", rules={"target": LONG_TARGET}, stand_in=False
         )
         room = created.result["room"]
         play = SeatPlay(person, room, 0)
@@ -67,7 +69,7 @@ async def test_a_worker_whose_answers_are_lost_keeps_playing_its_seat(
                 f"the AI stopped playing after {proxy.cuts} cuts (worker sent {dict(sent)}); "
                 f"room at seq {loaded[0]}, AI seat {decode_room(loaded[1]).seats[1]}"
             ) from None
-        counts = await check_room(store, room, [play], [final], TARGET)
+        counts = await check_room(store, room, [play], [final], LONG_TARGET)
         print(
             f"\ncuts {proxy.cuts}, worker requests {dict(sent)}, worker connections "
             f"{sum(proxy.accepted.values())}; match {counts}"
