@@ -79,11 +79,10 @@ class Floor:
         self.versions: dict[str, int] = {}
         self.subscriber: Subscriber | None = None
         self.sha: str | None = None
-        self._ready: asyncio.Lock | None = None
+        self._ready = asyncio.Lock()  # binds to the server's loop on first use
 
     async def ready(self) -> tuple[str, Subscriber]:
-        if self._ready is None:
-            self._ready = asyncio.Lock()
+        """The commit script's sha and the subscribed connection, made by the first caller."""
         async with self._ready:
             if self.sha is None or self.subscriber is None:
                 script_text = (LUA_DIR / "commit.lua").read_text()

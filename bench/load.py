@@ -814,7 +814,7 @@ class EchoPair:
 
     __slots__ = ("clients", "load", "n", "room", "started", "turn")
 
-    def __init__(self, load: EchoLoad, index: int) -> None:
+    def __init__(self, load: PairLoad, index: int) -> None:
         self.load = load
         self.clients: list[WSClient] = []
         self.turn = 0
@@ -861,7 +861,7 @@ class FloorPair(EchoPair):
 
     __slots__ = ("held", "seated")
 
-    def __init__(self, load: EchoLoad, index: int) -> None:
+    def __init__(self, load: PairLoad, index: int) -> None:
         super().__init__(load, index)
         self.held = [-1, -1]
         self.seated: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -886,8 +886,9 @@ class FloorPair(EchoPair):
             self.done(now)
 
 
-class EchoLoad:
-    """N pairs of connections to the echo server (``pair`` = ``FloorPair``: to the floor)."""
+class PairLoad:
+    """N pairs of connections to a baseline server: the echo's (``EchoPair``) or the floor's
+    (``FloorPair``)."""
 
     def __init__(self, port: int, pair: type[EchoPair] = EchoPair) -> None:
         self.pair = pair
@@ -1031,7 +1032,7 @@ async def run_game(
 async def run_echo(report: Report, echo: Child, port: int) -> None:
     args = report.args
     pairs = args.rooms
-    load = EchoLoad(port)
+    load = PairLoad(port)
     first = _warmup_count(pairs)
     await load.open(first)
     before = await settle(echo)
@@ -1044,7 +1045,7 @@ async def run_echo(report: Report, echo: Child, port: int) -> None:
 
 
 async def run_floor(report: Report, floor: Child, port: int, redis: Child) -> None:
-    load = EchoLoad(port, FloorPair)
+    load = PairLoad(port, FloorPair)
     await load.open(report.args.rooms)
     processes: dict[str, int | str] = {"server": floor.pid, "redis": redis.pid, "client": "self"}
     await run_pairs(report, load, "floor", processes)
@@ -1052,7 +1053,7 @@ async def run_floor(report: Report, floor: Child, port: int, redis: Child) -> No
 
 
 async def run_pairs(
-    report: Report, load: EchoLoad, name: str, processes: dict[str, int | str]
+    report: Report, load: PairLoad, name: str, processes: dict[str, int | str]
 ) -> None:
     """The saturated phase, then the paced one at the game's paced rate."""
     args = report.args

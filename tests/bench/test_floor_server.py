@@ -10,7 +10,7 @@ from pathlib import Path
 import redis.asyncio as aioredis
 
 from bench import floor_server
-from bench.load import EchoLoad, FloorPair, Stats, start_floor_server
+from bench.load import FloorPair, PairLoad, Stats, start_floor_server
 from server import keys
 from server.frames import update_frame
 
@@ -26,7 +26,7 @@ async def test_every_move_is_committed_once_and_reaches_both_sides(
     redis_url: str, tmp_path: Path
 ) -> None:
     floor, port = await start_floor_server(tmp_path, redis_url)
-    load = EchoLoad(port, FloorPair)
+    load = PairLoad(port, FloorPair)
     try:
         await load.open(3)
         stats = Stats("floor")
