@@ -202,7 +202,10 @@ FIELDS: dict[str, st.SearchStrategy[Any]] = {
     "token": visible,
     "worker_key": visible,
     "name": printable,
-    "client": st.text(st.characters(categories=("L", "N", "P", "Zs")), min_size=1, max_size=64),
+    # printable: letters, digits, punctuation and the plain space (other Zs, e.g. U+00A0, are not)
+    "client": st.text(
+        st.characters(categories=("L", "N", "P"), include_characters=" "), min_size=1, max_size=64
+    ),
     "level": st.sampled_from(["easy", "normal", "hard"]),
     "rules": st.fixed_dictionaries(
         {},
