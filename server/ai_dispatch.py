@@ -1,6 +1,10 @@
 """Hands AI seat requests (a Redis stream with a consumer group) to the AI workers connected
-to this process. A request is acknowledged in the stream only once a worker has bound the
-seat; one that no worker bound is claimed again by some process after ``STALE_MS``.
+to this process. A request is acknowledged in the stream once a worker has bound the seat, or
+once the seat turned out to need no AI player (the worker's ``join_room`` was refused: the
+room is gone, or the person it was to stand in for came back). One that no worker answered is
+claimed again by some process after ``STALE_MS``, and its offer stops counting against the
+worker's capacity. A request superseded by a newer one for the same seat is acknowledged and
+never offered (see ``server.store.ai``).
 A worker that disconnects gives its seats back: they are requested again for another worker.
 (A worker that vanishes without a word is noticed by the seat leases of ``server.ai_seats``.)
 """
@@ -25,28 +29,38 @@ log = logging.getLogger(__name__)
 STALE_MS = 10_000
 CLAIM_BLOCK_MS = 1_000
 
+Key = tuple[str, int]
+"""A seat: (room id, seat index)."""
+
 
 @dataclass(eq=False)
 class Worker:
     conn: Connection
     capacity: int
-    seats: set[tuple[str, int]] = field(default_factory=set)
-    offered: dict[tuple[str, int], str] = field(default_factory=dict)
+    seats: set[Key] = field(default_factory=set)
+    offered: set[Key] = field(default_factory=set)
 
     @property
     def free(self) -> int:
         return self.capacity - len(self.seats) - len(self.offered)
 
 
+@dataclass(frozen=True, slots=True)
+class Offer:
+    """A request handed to ``worker`` at ``at`` (event loop time) and not answered yet."""
+
+    worker: Worker
+    request: AiSeatRequest
+    at: float
+
+
 class AiDispatcher:
-    def __init__(
-        self, store: Store, played_here: Callable[[], set[tuple[str, int]]] | None = None
-    ) -> None:
+    def __init__(self, store: Store, played_here: Callable[[], set[Key]] | None = None) -> None:
         self._store = store
         self._played_here = played_here or set
         self.consumer = f"server-{uuid.uuid4().hex[:12]}"
         self._workers: dict[Connection, Worker] = {}
-        self._levels: dict[tuple[str, int], str] = {}
+        self._offers: dict[Key, Offer] = {}
         self._wakeup = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
@@ -68,15 +82,21 @@ class AiDispatcher:
         self._wakeup.set()
 
     async def seat_bound(self, conn: Connection, room_id: str, seat: int) -> None:
-        """A worker took the seat: acknowledge the request it came from."""
+        """A worker took the seat (on any of its connections, offered here or not): settle
+        the seat's requests."""
+        key = (room_id, seat)
+        offer = self._withdraw(key)
         worker = self._workers.get(conn)
-        if worker is None:
-            return
-        entry = worker.offered.pop((room_id, seat), None)
-        self._levels.pop((room_id, seat), None)
-        worker.seats.add((room_id, seat))
-        if entry is not None:
-            await self._store.ack_ai_request(entry)
+        if worker is not None:
+            worker.seats.add(key)
+        await self._store.settle_ai_seat(room_id, seat, offer.request.entry_id if offer else None)
+
+    async def seat_refused(self, room_id: str, seat: int) -> None:
+        """A worker's ``join_room`` for the seat was refused because the seat needs no AI
+        player (its room is gone, or its person came back): settle the seat's requests."""
+        offer = self._withdraw((room_id, seat))
+        await self._store.settle_ai_seat(room_id, seat, offer.request.entry_id if offer else None)
+        self._wakeup.set()
 
     def seat_released(self, conn: Connection, room_id: str, seat: int) -> None:
         """The worker's match in that room is over: its capacity is free again."""
@@ -92,12 +112,25 @@ class AiDispatcher:
         if worker is None:
             return []
         offered: list[tuple[str, int, str]] = []
-        for (room_id, seat), entry in worker.offered.items():
-            level = self._levels.pop((room_id, seat), None)
-            await self._store.ack_ai_request(entry)
-            if level is not None:
-                offered.append((room_id, seat, level))
+        for key in list(worker.offered):
+            offer = self._withdraw(key)
+            assert offer is not None
+            await self._store.ack_ai_request(offer.request.entry_id)
+            offered.append((key[0], key[1], offer.request.level))
         return offered
+
+    def _withdraw(self, key: Key) -> Offer | None:
+        offer = self._offers.pop(key, None)
+        if offer is not None:
+            offer.worker.offered.discard(key)
+        return offer
+
+    def _expire_offers(self, now: float) -> None:
+        """Offers unanswered for ``STALE_MS`` stop holding their worker's capacity; their
+        requests, still pending, are claimed again (``reclaim_stale_ai_requests``)."""
+        for key, offer in list(self._offers.items()):
+            if now - offer.at >= STALE_MS / 1000:
+                self._withdraw(key)
 
     def _pick(self) -> Worker | None:
         free = [worker for worker in self._workers.values() if worker.free > 0]
@@ -109,6 +142,7 @@ class AiDispatcher:
         next_reclaim = loop.time()
         while True:
             try:
+                self._expire_offers(loop.time())
                 if self._pick() is None:
                     self._wakeup.clear()
                     with contextlib.suppress(TimeoutError):
@@ -129,6 +163,7 @@ class AiDispatcher:
                     requests = await self._store.claim_ai_requests(
                         self.consumer, count=self._free_total(), block_ms=CLAIM_BLOCK_MS
                     )
+                requests = await self._drop_superseded(requests)
                 played_here = self._played_here() if requests else set()
                 for request in requests:
                     await self._offer(request, played_here)
@@ -138,21 +173,35 @@ class AiDispatcher:
                 log.exception("AI dispatch failed")
                 await asyncio.sleep(1.0)
 
+    async def _drop_superseded(self, requests: list[AiSeatRequest]) -> list[AiSeatRequest]:
+        if not requests:
+            return requests
+        superseded = await self._store.superseded_ai_requests(requests)
+        for request in superseded:
+            log.info(
+                "AI seat request superseded: not offered",
+                extra={"room": request.room_id, "seat": request.seat},
+            )
+            await self._store.ack_ai_request(request.entry_id)
+        dropped = {request.entry_id for request in superseded}
+        return [request for request in requests if request.entry_id not in dropped]
+
     def _free_total(self) -> int:
         return max(1, sum(max(0, worker.free) for worker in self._workers.values()))
 
-    async def _offer(self, request: AiSeatRequest, played_here: set[tuple[str, int]]) -> None:
+    async def _offer(self, request: AiSeatRequest, played_here: set[Key]) -> None:
         key = (request.room_id, request.seat)
         if key in played_here:
             # Asked again while its worker, connected here, still plays it (its lease ran out
             # while the worker re-attached): nothing to hand over.
-            await self._store.ack_ai_request(request.entry_id)
+            await self._store.settle_ai_seat(request.room_id, request.seat, request.entry_id)
             return
+        self._withdraw(key)  # an earlier offer of the seat that nobody answered
         worker = self._pick()
         if worker is None:
             return  # stays pending; reclaimed after STALE_MS
-        worker.offered[key] = request.entry_id
-        self._levels[key] = request.level
+        worker.offered.add(key)
+        self._offers[key] = Offer(worker, request, asyncio.get_running_loop().time())
         worker.conn.send(
             AiSeat(room=request.room_id, seat=request.seat, level=cast(AILevel, request.level))
         )

@@ -27,6 +27,9 @@ key                        type         holds
                                         consumer group ``ai-workers``
 ``ai:leases``              sorted set   AI-played seats ``ROOM:SEAT``, scored by the end of
                                         their lease (ms): renewed while a worker plays them
+``ai:wanted``              hash         ``ROOM:SEAT`` -> the ``ask`` token of the seat's newest
+                                        AI request, until a worker takes the seat (older
+                                        requests for it are superseded)
 ``feed:ID``                pub/sub      a feed's own channel (keeps its connection busy)
 =========================  ===========  ======================================================
 
@@ -48,6 +51,7 @@ __all__ = [
     "RoomKeys",
     "ai_leases",
     "ai_requests",
+    "ai_wanted",
     "check_id",
     "feed_channel",
     "hand",
@@ -236,6 +240,11 @@ def ai_requests() -> str:
 def ai_leases() -> str:
     """``ai:leases``: AI-played seats ``ROOM:SEAT``, scored by the end of their lease (ms)."""
     return "ai:leases"
+
+
+def ai_wanted() -> str:
+    """``ai:wanted``: ``ROOM:SEAT`` -> the ``ask`` token of the seat's newest AI request."""
+    return "ai:wanted"
 
 
 # -- feeds ---------------------------------------------------------------------------------

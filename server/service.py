@@ -63,6 +63,8 @@ INVITE_LENGTH = 8
 INVITE_TTL_SECONDS = 7 * 24 * 3600
 #: Level of the AI that stands in for a person who stays away past the grace period.
 STAND_IN_LEVEL = "normal"
+#: Refusals of a worker's ``join_room`` that mean the offered seat needs no AI player.
+SEAT_NEEDS_NO_AI = frozenset({ErrorCode.NOT_FOUND, ErrorCode.NOT_A_PLAYER})
 #: Retries of a server-initiated change (join, leave, rematch) that lost a compare-and-set race.
 CHANGE_RETRIES = 20
 #: An act on an older sequence is applied if at most this many changes followed, all unseen.
@@ -285,7 +287,12 @@ class Service:
             seat_box.append(taken)
             return joined, events
 
-        await self._change(room_id, seat_player, actor=None)
+        try:
+            await self._change(room_id, seat_player, actor=None)
+        except RequestFailed as refusal:
+            if message.seat is not None and refusal.code in SEAT_NEEDS_NO_AI:
+                await self.dispatcher.seat_refused(room_id, message.seat)
+            raise
         seat = seat_box[-1]
         if conn.is_worker:
             await self.dispatcher.seat_bound(conn, room_id, seat)

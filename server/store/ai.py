@@ -11,14 +11,21 @@ killed with the worker's connection, or the worker died while re-attaching): eve
 seat also has a lease in ``ai:leases``. Asking for a seat holds its lease for a while; the
 server holding the playing worker's connection renews it; a lease that runs out is claimed by
 one server (``claim_expired_ai_leases``), which asks for the seat again.
+
+A seat can so be asked for several times before a worker takes it (its lease ran out again
+meanwhile, or its server asked again after a worker left), and only the newest request counts:
+each carries a random ``ask`` token that ``ai:wanted`` holds for its seat until a worker takes
+it (``settle_ai_seat``). A request whose token is no longer there is superseded
+(``superseded_ai_requests``): acknowledged, never offered.
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
+import secrets
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from redis.exceptions import ResponseError
@@ -38,6 +45,9 @@ class AiSeatRequest:
     room_id: str
     seat: int
     level: str
+    ask: str | None = field(default=None, compare=False)
+    """The request's token in ``ai:wanted`` (None: a request made before tokens existed,
+    which counts as wanted)."""
 
 
 def _check_entry_id(entry_id: str) -> str:
@@ -71,6 +81,7 @@ def _parse(entry_id: object, fields: dict[bytes, bytes]) -> AiSeatRequest:
         room_id=as_text(fields[b"room"]),
         seat=int(fields[b"seat"]),
         level=as_text(fields[b"level"]),
+        ask=as_text(fields[b"ask"]) if b"ask" in fields else None,
     )
 
 
@@ -96,17 +107,46 @@ class AiOps(StoreBase):
         take the seat before it is asked for again (None: the lease is left as it is)."""
         member = _lease_member(room_id, seat)
         keys.check_id(level, "AI level")
+        ask = secrets.token_hex(8)
         async with self._redis.pipeline(transaction=False) as pipe:
+            # The token first: whoever reads the request finds it (or a newer one) wanted.
+            pipe.hset(keys.ai_wanted(), member, ask)
             pipe.xadd(
                 keys.ai_requests(),
-                {"room": room_id, "seat": seat, "level": level},
+                {"room": room_id, "seat": seat, "level": level, "ask": ask},
                 maxlen=self._config.ai_requests_maxlen,
                 approximate=True,
             )
             if hold_until_ms is not None:
                 pipe.zadd(keys.ai_leases(), {member: _check_ms(hold_until_ms)})
             replies = await pipe.execute()
-        return as_text(replies[0])
+        return as_text(replies[1])
+
+    async def superseded_ai_requests(
+        self, requests: Iterable[AiSeatRequest]
+    ) -> list[AiSeatRequest]:
+        """Those of ``requests`` that a newer request for the same seat replaced, or whose
+        seat a worker has taken since (``ai:wanted`` no longer holds their token)."""
+        tokened = [request for request in requests if request.ask is not None]
+        if not tokened:
+            return []
+        members = [_lease_member(request.room_id, request.seat) for request in tokened]
+        current = await self._redis.hmget(keys.ai_wanted(), members)
+        return [
+            request
+            for request, token in zip(tokened, current, strict=True)
+            if token is None or as_text(token) != request.ask
+        ]
+
+    async def settle_ai_seat(self, room_id: str, seat: int, entry_id: str | None = None) -> None:
+        """A worker took the seat, or it needs no AI player any more: acknowledge the request
+        offered for it (``entry_id``, if any) and supersede every other request for it."""
+        member = _lease_member(room_id, seat)
+        async with self._redis.pipeline(transaction=False) as pipe:
+            if entry_id is not None:
+                pipe.xack(keys.ai_requests(), keys.AI_WORKERS_GROUP, _check_entry_id(entry_id))
+            pipe.hdel(keys.ai_wanted(), member)
+            await pipe.execute()
 
     async def renew_ai_leases(self, seats: Iterable[tuple[str, int]], until_ms: int) -> int:
         """Extend the leases of ``seats`` (room id, seat) to ``until_ms``; returns how many."""
@@ -116,8 +156,13 @@ class AiOps(StoreBase):
         return len(mapping)
 
     async def drop_ai_lease(self, room_id: str, seat: int) -> None:
-        """The seat needs no AI player any more (its match ended, its person came back)."""
-        await self._redis.zrem(keys.ai_leases(), _lease_member(room_id, seat))
+        """The seat needs no AI player any more (its match ended, its person came back): its
+        lease ends, and any request for it still in the stream is superseded."""
+        member = _lease_member(room_id, seat)
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.zrem(keys.ai_leases(), member)
+            pipe.hdel(keys.ai_wanted(), member)
+            await pipe.execute()
 
     async def ai_lease_end(self, room_id: str, seat: int) -> int | None:
         """When the seat's lease runs out (unix ms), or None if it has none."""

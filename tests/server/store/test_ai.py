@@ -5,9 +5,11 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+import redis.asyncio as redis
 
 from server import keys
 from server.store import AiSeatRequest, Store, StoreConfig
+from server.store._base import as_text
 from tests.support.fixtures import StoreFactory
 from tests.support.redis_server import RedisServer
 
@@ -129,3 +131,49 @@ async def test_concurrent_claims_take_each_expired_lease_once(
 async def test_lease_arguments_are_checked(store: Store, room: str, seat: int, until: int) -> None:
     with pytest.raises(ValueError):
         await store.renew_ai_leases([(room, seat)], until_ms=until)
+
+
+async def test_only_the_newest_request_for_a_seat_is_wanted(store: Store) -> None:
+    first = await store.request_ai_seat("dup1", 1, "hard")
+    second = await store.request_ai_seat("dup1", 1, "hard")
+    other = await store.request_ai_seat("dup2", 0, "easy")
+    requests = await store.claim_ai_requests("w1", count=10)
+    assert [r.entry_id for r in requests] == [first, second, other]
+    assert all(r.ask for r in requests) and len({r.ask for r in requests}) == 3
+    superseded = await store.superseded_ai_requests(requests)
+    assert [r.entry_id for r in superseded] == [first]
+
+
+async def test_a_settled_seat_supersedes_all_its_requests(store: Store) -> None:
+    offered = await store.request_ai_seat("dup3", 1, "normal")
+    later = await store.request_ai_seat("dup3", 1, "normal")
+    requests = await store.claim_ai_requests("w1", count=10)
+    await store.settle_ai_seat("dup3", 1, offered)
+    assert await store.pending_ai_requests() == 1  # ``later``: acknowledged when claimed
+    assert [r.entry_id for r in await store.superseded_ai_requests(requests)] == [offered, later]
+    # A request made after the seat was settled is wanted again.
+    again = await store.request_ai_seat("dup3", 1, "normal")
+    fresh = await store.claim_ai_requests("w1", count=10)
+    assert [r.entry_id for r in fresh] == [again]
+    assert await store.superseded_ai_requests(fresh) == []
+
+
+async def test_a_dropped_lease_supersedes_the_seats_requests(store: Store) -> None:
+    await store.request_ai_seat("dup4", 0, "easy", hold_until_ms=5_000)
+    requests = await store.claim_ai_requests("w1", count=10)
+    await store.drop_ai_lease("dup4", 0)
+    assert await store.superseded_ai_requests(requests) == requests
+
+
+async def test_a_request_without_a_token_is_wanted(store: Store, redis_url: str) -> None:
+    """Requests written before tokens existed (an older server in a rolling deploy)."""
+    client = redis.Redis.from_url(redis_url)
+    try:
+        entry_id = await client.xadd(
+            keys.ai_requests(), {"room": "old1", "seat": 1, "level": "easy"}
+        )
+    finally:
+        await client.aclose()
+    requests = await store.claim_ai_requests("w1", count=10)
+    assert [(r.entry_id, r.ask) for r in requests] == [(as_text(entry_id), None)]
+    assert await store.superseded_ai_requests(requests) == []

@@ -1,0 +1,128 @@
+"""AI seat offers are settled exactly once: an offer the worker cannot take (the seat needs no
+AI player any more) is acknowledged and frees the worker's capacity, and a seat asked for
+several times before any worker came is offered once."""
+
+from __future__ import annotations
+
+import asyncio
+
+import redis.asyncio as redis
+
+from client.session import RequestError, Session
+from protocol import messages as m
+from server import keys
+from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
+from tests.support.server_process import WORKER_KEY
+
+
+async def _worker(url: str) -> Session:
+    return await Session.connect(
+        url, worker_key=WORKER_KEY, client="ai-worker/test", reconnect=False
+    )
+
+
+async def _offers(worker: Session, seconds: float) -> list[m.AiSeat]:
+    """Every ``ai_seat`` offer ``worker`` gets within ``seconds``."""
+    offers: list[m.AiSeat] = []
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while (left := deadline - loop.time()) > 0:
+        try:
+            offer = await worker.next_message(lambda msg: isinstance(msg, m.AiSeat), timeout=left)
+        except TimeoutError:
+            break
+        assert isinstance(offer, m.AiSeat)
+        offers.append(offer)
+    return offers
+
+
+async def _first_offer(worker: Session, timeout: float) -> m.AiSeat:
+    offer = await worker.next_message(lambda msg: isinstance(msg, m.AiSeat), timeout=timeout)
+    assert isinstance(offer, m.AiSeat)
+    return offer
+
+
+async def _pending(redis_url: str) -> int:
+    client = redis.Redis.from_url(redis_url)
+    try:
+        summary = await client.xpending(keys.ai_requests(), keys.AI_WORKERS_GROUP)
+        return int(summary["pending"])
+    finally:
+        await client.aclose()
+
+
+async def test_an_offer_to_stand_in_for_a_person_who_came_back_frees_the_worker(
+    server_factory: ServerFactory, redis_url: str
+) -> None:
+    """The stand-in request outlives the stand-in (the person came back before any worker
+    was free): the worker offered it is refused, and that settles the request. Before, the
+    request stayed pending and the offer held the worker's one seat of capacity for good."""
+    server = server_factory(env={**FAST_CLIENT_ENV, "GIN_DISCONNECT_GRACE": "1"})
+    person = await Session.connect(server.ws_url, name="Ada", reconnect=False)
+    token = person.token
+    player = await _worker(server.ws_url)
+    late = await _worker(server.ws_url)
+    watcher = await Session.connect(server.ws_url, name="Watcher")
+    back: Session | None = None
+    try:
+        await player.request("ai_subscribe", capacity=1)
+        room = (await person.request("create_room", mode="ai", level="easy")).result["room"]
+        offer = await _first_offer(player, 15)
+        assert (offer.room, offer.seat) == (room, 1)
+        await player.request("join_room", room=room, seat=1)
+        await watcher.request("watch", room=room)
+        await person.close()
+        await watcher.wait_for(room, lambda v: v["seats"][0]["stand_in"] is not None, timeout=30)
+        back = await Session.connect(server.ws_url, token=token)
+        await back.resume(room, -1)
+        await watcher.wait_for(room, lambda v: v["seats"][0]["stand_in"] is None, timeout=30)
+
+        await late.request("ai_subscribe", capacity=1)
+        offer = await _first_offer(late, 15)
+        assert (offer.room, offer.seat) == (room, 0)
+        try:
+            await late.request("join_room", room=room, seat=0)
+            raise AssertionError("a seat whose person is back was taken")
+        except RequestError as refusal:
+            assert refusal.code == "not_a_player"
+        assert await _pending(redis_url) == 0, "the refused offer's request is still pending"
+
+        fresh = (await back.request("create_room", mode="ai", level="easy")).result["room"]
+        offer = await _first_offer(late, 15)
+        assert (offer.room, offer.seat) == (fresh, 1), "the refused offer still holds capacity"
+    finally:
+        for session in (person, player, late, watcher, back):
+            if session is not None:
+                await session.close()
+
+
+async def test_a_seat_asked_for_again_and_again_before_any_worker_came_is_offered_once(
+    server_factory: ServerFactory, redis_url: str
+) -> None:
+    """With no worker, the seat's lease runs out every few seconds and the seat is asked for
+    again each time. The worker that comes at last is offered the seat once, and the older
+    requests are settled. Before, it got every request as an offer of its own."""
+    server = server_factory(env={**FAST_CLIENT_ENV, "GIN_AI_LEASE_SECONDS": "1"})
+    person = await Session.connect(server.ws_url, name="Ada")
+    worker = await _worker(server.ws_url)
+    client = redis.Redis.from_url(redis_url)
+    try:
+        room = (await person.request("create_room", mode="ai", level="easy")).result["room"]
+        asked = 0
+        for _ in range(200):
+            asked = await client.xlen(keys.ai_requests())
+            if asked >= 3:
+                break
+            await asyncio.sleep(0.1)
+        assert asked >= 3, f"the seat was asked for {asked} times in 20 s"
+
+        await worker.request("ai_subscribe", capacity=5)
+        offer = await _first_offer(worker, 5)
+        assert (offer.room, offer.seat) == (room, 1)
+        await worker.request("join_room", room=room, seat=1)
+        assert await _offers(worker, 3) == [], "the seat was offered again after it was taken"
+        assert await _pending(redis_url) == 0
+    finally:
+        await client.aclose()
+        await person.close()
+        await worker.close()
