@@ -9,10 +9,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import redis.asyncio as redis
+
 from client.session import ConnectionLost, RequestError, Session, View
 from protocol import messages as m
 from protocol.cards import DECK, to_mask
 from protocol.melds import best_arrangement_mask, best_discards, min_deadwood
+from server import keys
 from server.hub import decode_change
 from server.store import Store
 from tests.support.server_process import WORKER_KEY
@@ -400,3 +403,16 @@ async def ai_room_with_worker(
     assert (await worker.request("join_room", room=room)).result["seat"] == 1
     await person.wait_seq(room, seen + 1, timeout=10)  # the binding's placeholder
     return person, worker, room, seen
+
+
+# --- AI seat requests ------------------------------------------------------------------------------
+
+
+async def pending_ai_requests(redis_url: str) -> int:
+    """AI seat requests handed out and not settled (acknowledged) yet."""
+    client = redis.Redis.from_url(redis_url)
+    try:
+        summary = await client.xpending(keys.ai_requests(), keys.AI_WORKERS_GROUP)
+        return int(summary["pending"])
+    finally:
+        await client.aclose()

@@ -11,6 +11,8 @@ import redis.asyncio as redis
 from client.session import RequestError, Session
 from protocol import messages as m
 from server import keys
+from server.ai_dispatch import STALE_MS
+from tests.e2e.helpers import pending_ai_requests
 from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
 from tests.support.server_process import WORKER_KEY
 
@@ -40,15 +42,6 @@ async def _first_offer(worker: Session, timeout: float) -> m.AiSeat:
     offer = await worker.next_message(lambda msg: isinstance(msg, m.AiSeat), timeout=timeout)
     assert isinstance(offer, m.AiSeat)
     return offer
-
-
-async def _pending(redis_url: str) -> int:
-    client = redis.Redis.from_url(redis_url)
-    try:
-        summary = await client.xpending(keys.ai_requests(), keys.AI_WORKERS_GROUP)
-        return int(summary["pending"])
-    finally:
-        await client.aclose()
 
 
 async def test_an_offer_to_stand_in_for_a_person_who_came_back_frees_the_worker(
@@ -85,7 +78,9 @@ async def test_an_offer_to_stand_in_for_a_person_who_came_back_frees_the_worker(
             raise AssertionError("a seat whose person is back was taken")
         except RequestError as refusal:
             assert refusal.code == "not_a_player"
-        assert await _pending(redis_url) == 0, "the refused offer's request is still pending"
+        assert await pending_ai_requests(redis_url) == 0, (
+            "the refused offer's request is still pending"
+        )
 
         fresh = (await back.request("create_room", mode="ai", level="easy")).result["room"]
         offer = await _first_offer(late, 15)
@@ -121,8 +116,56 @@ async def test_a_seat_asked_for_again_and_again_before_any_worker_came_is_offere
         assert (offer.room, offer.seat) == (room, 1)
         await worker.request("join_room", room=room, seat=1)
         assert await _offers(worker, 3) == [], "the seat was offered again after it was taken"
-        assert await _pending(redis_url) == 0
+        assert await pending_ai_requests(redis_url) == 0
     finally:
         await client.aclose()
         await person.close()
         await worker.close()
+
+
+async def test_an_offer_left_unanswered_stops_holding_the_workers_capacity(
+    server_factory: ServerFactory,
+) -> None:
+    """A worker that lets an offer lie (it was busy, or the frame was lost) is offered seats
+    again once the offer is stale. Before, the unanswered offer held the worker's capacity
+    for as long as it stayed connected, so a capacity-1 worker got nothing more."""
+    server = server_factory(env=FAST_CLIENT_ENV)
+    person = await Session.connect(server.ws_url, name="Ada")
+    worker = await _worker(server.ws_url)
+    try:
+        await worker.request("ai_subscribe", capacity=1)
+        ignored = (await person.request("create_room", mode="ai", level="easy")).result["room"]
+        assert (await _first_offer(worker, 15)).room == ignored
+        waiting = (await person.request("create_room", mode="ai", level="easy")).result["room"]
+        offer = await _first_offer(worker, STALE_MS / 1000 + 10)
+        assert offer.room in (ignored, waiting)
+        await worker.request("join_room", room=offer.room, seat=offer.seat)
+    finally:
+        await person.close()
+        await worker.close()
+
+
+async def test_a_seat_taken_on_a_workers_second_connection_settles_its_request(
+    server_factory: ServerFactory, redis_url: str
+) -> None:
+    """A worker plays a room's AI seat and is offered the stand-in for its opponent, which it
+    takes on a connection of its own. Before, that request stayed pending (and held the
+    first connection's capacity) until it was handed out again."""
+    server = server_factory(env={**FAST_CLIENT_ENV, "GIN_DISCONNECT_GRACE": "1"})
+    person = await Session.connect(server.ws_url, name="Ada", reconnect=False)
+    worker = await _worker(server.ws_url)
+    second = await _worker(server.ws_url)
+    try:
+        await worker.request("ai_subscribe", capacity=2)
+        room = (await person.request("create_room", mode="ai", level="easy")).result["room"]
+        assert (await _first_offer(worker, 15)).room == room
+        await worker.request("join_room", room=room, seat=1)
+        await person.close()
+        offer = await _first_offer(worker, 30)
+        assert (offer.room, offer.seat) == (room, 0)
+        await second.request("join_room", room=room, seat=0)
+        assert await pending_ai_requests(redis_url) == 0
+    finally:
+        await person.close()
+        await worker.close()
+        await second.close()
