@@ -405,7 +405,7 @@ async def ai_room_with_worker(
     return person, worker, room, seen
 
 
-# --- AI seat requests ------------------------------------------------------------------------------
+# --- AI seat requests ---------------------------------------------------------------------
 
 
 async def pending_ai_requests(redis_url: str) -> int:
