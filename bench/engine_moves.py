@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import gc
 import hashlib
+import math
 import random
 import statistics
 import time
@@ -89,6 +90,23 @@ def replay(scripts: list[Script], digest: hashlib._Hash | None = None) -> tuple[
             if digest is not None:
                 digest.update(repr((events, built)).encode())
     return moves, act_ns, parts_ns
+
+
+def speed(matches: int = 20, repeat: int = 3) -> float:
+    """The best of ``repeat`` runs, in microseconds per move (act and parts), over the first
+    ``matches`` scripted matches: how fast this machine runs the game code right now, printed
+    by ``bench.load`` so that runs on different days or machines can be compared."""
+    scripts = [script(seed) for seed in range(matches)]
+    replay(scripts)  # warm-up
+    best = math.inf
+    gc.disable()
+    try:
+        for _ in range(repeat):
+            moves, act_ns, parts_ns = replay(scripts)
+            best = min(best, (act_ns + parts_ns) / moves / 1000)
+    finally:
+        gc.enable()
+    return best
 
 
 def main() -> None:

@@ -50,6 +50,12 @@ shared by the server, Redis and this client); ``other CPU`` is what the rest of 
 used meanwhile (from /proc/stat): when it is high, other work competed for the CPUs and the
 figures are pessimistic. Targets are printed beside the figures; nothing is asserted.
 
+Before the servers start, it times the pure game code of a move on this machine
+(``bench.engine_moves.speed``: ``act``, the stored blob and both update frames, no I/O) and
+prints it in the header. The shared machines these benches run on vary in speed from day to day
+(the same code has taken 47 and 108 us there): compare runs, and read the absolute targets,
+with that figure beside them.
+
 ``CPU/op`` is the server's CPU time per applied action (per echo for the echo server): a
 figure that other load on the machine disturbs less than the rates, and 1 s / CPU/op is what
 one server process could do with a core of its own.
@@ -93,6 +99,8 @@ from typing import Any
 
 import msgpack
 from websockets.speedups import apply_mask  # C: masks the client frames
+
+from bench import engine_moves
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -967,6 +975,7 @@ class Report:
     rate: float = 0.0
     notes: list[str] = field(default_factory=list)
     profile: list[str] = field(default_factory=list)
+    engine_us: float = 0.0
 
 
 def _warmup_count(total: int) -> int:
@@ -1189,6 +1198,8 @@ def summarize_cprofile(path: Path, top: int = 30) -> list[str]:
 async def run(args: argparse.Namespace, work: Path) -> Report:
     report = Report(args)
     report.client_note = f"1 process (this one, pid {os.getpid()})"
+    report.engine_us = engine_moves.speed()
+    print(f"  pure game code: {report.engine_us:.1f} us/move (bench.engine_moves)", flush=True)
     redis, redis_port = start_redis(work)
     redis_url = f"redis://127.0.0.1:{redis_port}/0"
     print(f"  redis-server pid {redis.pid} on port {redis_port}", flush=True)
@@ -1359,6 +1370,8 @@ def render(report: Report) -> str:
         f"{args.seconds:g} s per phase after {args.warmup:g} s of warm-up",
         f"machine: {os.cpu_count()} CPUs, Python {sys.version.split()[0]}; "
         f"clients: {report.client_note}; one game server process",
+        f"machine speed now: the pure game code of a move (bench.engine_moves: act, stored blob,"
+        f" both update frames) takes {report.engine_us:.1f} us, best of 3 in this run",
         "",
     ]
     headers = ["phase", "done/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "samples", "server CPU",
