@@ -155,6 +155,12 @@ def as_bytes(value: object) -> bytes:
     raise TypeError(f"expected a bulk string reply, got {type(value).__name__}")
 
 
+def socket_options(url: str) -> dict[str, Any]:
+    """redis-py's socket options for ``url``: TCP keepalive, except on a Unix socket, whose
+    connections refuse the option."""
+    return {} if url.startswith("unix://") else {"socket_keepalive": True}
+
+
 def as_text(value: object) -> str:
     """A Redis reply known to be UTF-8 text, as str."""
     if isinstance(value, str):

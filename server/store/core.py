@@ -9,7 +9,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialWithJitterBackoff
 from redis.exceptions import RedisError
 
-from server.store._base import StoreConfig
+from server.store._base import StoreConfig, socket_options
 from server.store.ai import AiOps
 from server.store.direct import DirectConnection, supports
 from server.store.feed import RoomFeed
@@ -37,9 +37,9 @@ class Store(RoomOps, PlayerOps, LobbyOps, HandOps, AiOps):
 
     @classmethod
     async def connect(cls, url: str, config: StoreConfig | None = None) -> Store:
-        """Connect to Redis at ``url`` (``redis://host:port/db``), load the Lua scripts and
-        create the AI consumer group. Raises redis ConnectionError if Redis cannot be
-        reached."""
+        """Connect to Redis at ``url`` (``redis://host:port/db`` or
+        ``unix:///path/redis.sock?db=N``), load the Lua scripts and create the AI consumer
+        group. Raises redis ConnectionError if Redis cannot be reached."""
         config = config or StoreConfig()
         pool = BlockingConnectionPool.from_url(
             url,
@@ -48,8 +48,8 @@ class Store(RoomOps, PlayerOps, LobbyOps, HandOps, AiOps):
             protocol=2,
             socket_connect_timeout=config.socket_connect_timeout,
             socket_timeout=config.socket_timeout,
-            socket_keepalive=True,
             retry=Retry(ExponentialWithJitterBackoff(base=0.05, cap=1.0), config.retries),
+            **socket_options(url),
         )
         store = cls(Redis.from_pool(pool), url, config)
         if supports(url):

@@ -39,7 +39,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
 from server import keys
-from server.store._base import StoreConfig
+from server.store._base import StoreConfig, socket_options
 from server.store.subscriber import FeedSink, Subscriber, open_subscriber, supports
 
 __all__ = [
@@ -360,7 +360,7 @@ class _PubSubLink:
             retry=Retry(NoBackoff(), 0),
             socket_connect_timeout=config.socket_connect_timeout,
             socket_timeout=config.socket_timeout,
-            socket_keepalive=True,
+            **socket_options(url),
         )
         self._pubsub = self._client.pubsub()
         self._ping_interval = config.feed_ping_interval

@@ -58,7 +58,8 @@ def _command(port: int, *args: str, timeout: float = 2.0) -> bytes:
 
 
 class RedisServer:
-    """``redis-server --port N --bind 127.0.0.1 --dir TMP --appendonly yes --save ''``.
+    """``redis-server --port N --bind 127.0.0.1 --dir TMP --appendonly yes --save ''``, also
+    listening on the Unix socket ``TMP/redis.sock`` (``unix_url``).
 
     ``start()`` waits until it answers PING; ``stop()`` shuts it down cleanly (SIGTERM: the
     AOF is flushed), ``kill()`` SIGKILLs it (a crash), ``restart()`` starts it again on the
@@ -86,6 +87,17 @@ class RedisServer:
         if self.port is None:
             raise RedisServerError("the server was never started")
         return f"redis://127.0.0.1:{self.port}/0"
+
+    @property
+    def unix_url(self) -> str:
+        """The same server through its Unix socket (``unix://PATH?db=0``)."""
+        if self.port is None:
+            raise RedisServerError("the server was never started")
+        return f"unix://{self.socket_path}?db=0"
+
+    @property
+    def socket_path(self) -> Path:
+        return self.dir / "redis.sock"
 
     @property
     def running(self) -> bool:
@@ -131,6 +143,8 @@ class RedisServer:
             "--daemonize", "no",
             "--protected-mode", "yes",
             "--loglevel", "warning",
+            "--unixsocket", str(self.socket_path),
+            "--unixsocketperm", "700",
         ]  # fmt: skip
         with self.log_path.open("ab") as log:
             self._proc = subprocess.Popen(
