@@ -1,6 +1,8 @@
-"""AI seat offers are settled exactly once: an offer the worker cannot take (the seat needs no
-AI player any more) is acknowledged and frees the worker's capacity, and a seat asked for
-several times before any worker came is offered once."""
+"""AI seat offers are settled, and hold a worker's capacity only while they are live: an offer
+the worker cannot take (the seat needs no AI player any more) is acknowledged at the refusal,
+a seat asked for several times before any worker came is offered once, an offer left
+unanswered stops counting once stale, and a seat taken on a worker's second connection
+settles its request at once."""
 
 from __future__ import annotations
 
