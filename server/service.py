@@ -259,6 +259,7 @@ class Service:
             )
         player = Seat(player=conn.player_id, name=conn.name)
         seat_box: list[int] = []
+        stood_in: list[bool] = []
 
         def seat_player(room: Room, now: float) -> tuple[Room, list[dict[str, Any]]]:
             existing = room.seat_of(player.player or "")
@@ -270,6 +271,7 @@ class Service:
                 )
             if existing is not None:
                 seat_box.append(existing)
+                stood_in.append(room.seats[existing].stand_in is not None)
                 return mark_back(room, existing)
             if message.seat is not None:  # a worker takes the seat of the offer it took
                 seat_box.append(message.seat)
@@ -294,6 +296,8 @@ class Service:
                 await self.dispatcher.seat_refused(room_id, message.seat)
             raise
         seat = seat_box[-1]
+        if stood_in and stood_in[-1]:  # a person back from a stand-in: no AI wanted there now
+            await self.store.drop_ai_lease(room_id, seat)
         if conn.is_worker:
             await self.dispatcher.seat_bound(conn, room_id, seat)
             await self.ai_seats.renew({(room_id, seat)})
@@ -365,6 +369,8 @@ class Service:
         owner = room.seat_of(conn.player_id)
         if owner is not None and (room.seats[owner].away_since or room.seats[owner].stand_in):
             await self._change(message.room, lambda current, now: mark_back(current, owner), None)
+            if room.seats[owner].stand_in is not None:
+                await self.store.drop_ai_lease(message.room, owner)
             seat = owner
         if message.last_seq > version:
             raise RequestFailed(

@@ -1,8 +1,8 @@
 """AI seat offers are settled, and hold a worker's capacity only while they are live: an offer
-the worker cannot take (the seat needs no AI player any more) is acknowledged at the refusal,
-a seat asked for several times before any worker came is offered once, an offer left
-unanswered stops counting once stale, and a seat taken on a worker's second connection
-settles its request at once."""
+the worker cannot take (its person came back meanwhile) is acknowledged at the refusal, a
+stand-in nobody wants any more is never offered, a seat asked for several times before any
+worker came is offered once, an offer left unanswered stops counting once stale, and a seat
+taken on a worker's second connection settles its request at once."""
 
 from __future__ import annotations
 
@@ -46,47 +46,90 @@ async def _first_offer(worker: Session, timeout: float) -> m.AiSeat:
     return offer
 
 
-async def test_an_offer_to_stand_in_for_a_person_who_came_back_frees_the_worker(
+STAND_IN_ENV = {**FAST_CLIENT_ENV, "GIN_DISCONNECT_GRACE": "1"}
+
+
+async def _ai_room(url: str, player: Session, watcher: Session) -> tuple[str, Session]:
+    """An AI room whose AI seat ``player`` plays and ``watcher`` watches: (room, its person)."""
+    person = await Session.connect(url, name="Ada", reconnect=False)
+    await player.request("ai_subscribe", capacity=1)
+    room = (await person.request("create_room", mode="ai", level="easy")).result["room"]
+    offer = await _first_offer(player, 15)
+    assert (offer.room, offer.seat) == (room, 1)
+    await player.request("join_room", room=room, seat=1)
+    await watcher.request("watch", room=room)
+    return room, person
+
+
+async def _away(person: Session, watcher: Session, room: str) -> str:
+    """``person`` leaves long enough for a stand-in to be asked for; returns their token."""
+    token = person.token
+    assert token is not None
+    await person.close()
+    await watcher.wait_for(room, lambda v: v["seats"][0]["stand_in"] is not None, timeout=30)
+    return token
+
+
+async def test_an_offer_refused_because_the_person_came_back_frees_the_worker(
     server_factory: ServerFactory, redis_url: str
 ) -> None:
-    """The stand-in request outlives the stand-in (the person came back before any worker
-    was free): the worker offered it is refused, and that settles the request. Before, the
-    request stayed pending and the offer held the worker's one seat of capacity for good."""
-    server = server_factory(env={**FAST_CLIENT_ENV, "GIN_DISCONNECT_GRACE": "1"})
-    person = await Session.connect(server.ws_url, name="Ada", reconnect=False)
-    token = person.token
+    """The stand-in is offered to a worker, and the person comes back before it takes the
+    seat: its ``join_room`` is refused, and that settles the request. Before, the request
+    stayed pending and the offer held the worker's one seat of capacity for good."""
+    server = server_factory(env=STAND_IN_ENV)
     player = await _worker(server.ws_url)
     late = await _worker(server.ws_url)
     watcher = await Session.connect(server.ws_url, name="Watcher")
+    person: Session | None = None
     back: Session | None = None
     try:
-        await player.request("ai_subscribe", capacity=1)
-        room = (await person.request("create_room", mode="ai", level="easy")).result["room"]
-        offer = await _first_offer(player, 15)
-        assert (offer.room, offer.seat) == (room, 1)
-        await player.request("join_room", room=room, seat=1)
-        await watcher.request("watch", room=room)
-        await person.close()
-        await watcher.wait_for(room, lambda v: v["seats"][0]["stand_in"] is not None, timeout=30)
-        back = await Session.connect(server.ws_url, token=token)
-        await back.resume(room, -1)
-        await watcher.wait_for(room, lambda v: v["seats"][0]["stand_in"] is None, timeout=30)
-
+        room, person = await _ai_room(server.ws_url, player, watcher)
         await late.request("ai_subscribe", capacity=1)
+        token = await _away(person, watcher, room)
         offer = await _first_offer(late, 15)
         assert (offer.room, offer.seat) == (room, 0)
+        back = await Session.connect(server.ws_url, token=token)
+        await back.resume(room, -1)
         try:
             await late.request("join_room", room=room, seat=0)
             raise AssertionError("a seat whose person is back was taken")
         except RequestError as refusal:
             assert refusal.code == "not_a_player"
-        assert await pending_ai_requests(redis_url) == 0, (
-            "the refused offer's request is still pending"
-        )
+        assert await pending_ai_requests(redis_url) == 0, "the refused request is still pending"
 
         fresh = (await back.request("create_room", mode="ai", level="easy")).result["room"]
         offer = await _first_offer(late, 15)
         assert (offer.room, offer.seat) == (fresh, 1), "the refused offer still holds capacity"
+    finally:
+        for session in (person, player, late, watcher, back):
+            if session is not None:
+                await session.close()
+
+
+async def test_a_stand_in_wanted_by_nobody_any_more_is_never_offered(
+    server_factory: ServerFactory, redis_url: str
+) -> None:
+    """The person comes back before any worker was free to stand in: the request is
+    superseded, so the worker that comes next is not offered a seat it cannot take."""
+    server = server_factory(env=STAND_IN_ENV)
+    player = await _worker(server.ws_url)
+    late = await _worker(server.ws_url)
+    watcher = await Session.connect(server.ws_url, name="Watcher")
+    person: Session | None = None
+    back: Session | None = None
+    try:
+        room, person = await _ai_room(server.ws_url, player, watcher)
+        token = await _away(person, watcher, room)
+        back = await Session.connect(server.ws_url, token=token)
+        await back.resume(room, -1)
+        await watcher.wait_for(room, lambda v: v["seats"][0]["stand_in"] is None, timeout=30)
+        await late.request("ai_subscribe", capacity=1)
+        assert await _offers(late, 3) == []
+        assert await pending_ai_requests(redis_url) == 0
+
+        fresh = (await back.request("create_room", mode="ai", level="easy")).result["room"]
+        offer = await _first_offer(late, 15)
+        assert (offer.room, offer.seat) == (fresh, 1)
     finally:
         for session in (person, player, late, watcher, back):
             if session is not None:
