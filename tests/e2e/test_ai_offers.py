@@ -7,6 +7,9 @@ taken on a worker's second connection settles its request at once."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
 
 import redis.asyncio as redis
 
@@ -49,25 +52,55 @@ async def _first_offer(worker: Session, timeout: float) -> m.AiSeat:
 STAND_IN_ENV = {**FAST_CLIENT_ENV, "GIN_DISCONNECT_GRACE": "1"}
 
 
-async def _ai_room(url: str, player: Session, watcher: Session) -> tuple[str, Session]:
-    """An AI room whose AI seat ``player`` plays and ``watcher`` watches: (room, its person)."""
-    person = await Session.connect(url, name="Ada", reconnect=False)
-    await player.request("ai_subscribe", capacity=1)
-    room = (await person.request("create_room", mode="ai", level="easy")).result["room"]
-    offer = await _first_offer(player, 15)
-    assert (offer.room, offer.seat) == (room, 1)
-    await player.request("join_room", room=room, seat=1)
-    await watcher.request("watch", room=room)
-    return room, person
+@dataclass
+class StandInScene:
+    """An AI room whose AI seat a first worker plays, whose person went away long enough for
+    a stand-in to be asked for, and ``late``, a second worker (subscribed before the stand-in
+    is asked for when ``early``)."""
+
+    url: str
+    room: str
+    token: str
+    late: Session
+    sessions: list[Session]
+
+    async def person_back(self) -> Session:
+        back = await Session.connect(self.url, token=self.token)
+        self.sessions.append(back)
+        await back.resume(self.room, -1)
+        return back
+
+    async def late_gets_a_new_room(self, person: Session) -> None:
+        """The late worker's capacity is free: a new AI room's seat is offered to it."""
+        fresh = (await person.request("create_room", mode="ai", level="easy")).result["room"]
+        offer = await _first_offer(self.late, 15)
+        assert (offer.room, offer.seat) == (fresh, 1), "an old offer still holds the capacity"
 
 
-async def _away(person: Session, watcher: Session, room: str) -> str:
-    """``person`` leaves long enough for a stand-in to be asked for; returns their token."""
-    token = person.token
-    assert token is not None
-    await person.close()
-    await watcher.wait_for(room, lambda v: v["seats"][0]["stand_in"] is not None, timeout=30)
-    return token
+@contextlib.asynccontextmanager
+async def _stand_in_scene(url: str, *, early: bool) -> AsyncIterator[StandInScene]:
+    sessions: list[Session] = []
+    try:
+        player, late = await _worker(url), await _worker(url)
+        watcher = await Session.connect(url, name="Watcher")
+        person = await Session.connect(url, name="Ada", reconnect=False)
+        sessions += (player, late, watcher, person)
+        await player.request("ai_subscribe", capacity=1)
+        room = (await person.request("create_room", mode="ai", level="easy")).result["room"]
+        offer = await _first_offer(player, 15)
+        assert (offer.room, offer.seat) == (room, 1)
+        await player.request("join_room", room=room, seat=1)
+        await watcher.request("watch", room=room)
+        if early:
+            await late.request("ai_subscribe", capacity=1)
+        assert person.token is not None
+        token = person.token
+        await person.close()
+        await watcher.wait_for(room, lambda v: v["seats"][0]["stand_in"] is not None, timeout=30)
+        yield StandInScene(url, room, token, late, sessions)
+    finally:
+        for session in sessions:
+            await session.close()
 
 
 async def test_an_offer_refused_because_the_person_came_back_frees_the_worker(
@@ -77,33 +110,17 @@ async def test_an_offer_refused_because_the_person_came_back_frees_the_worker(
     seat: its ``join_room`` is refused, and that settles the request. Before, the request
     stayed pending and the offer held the worker's one seat of capacity for good."""
     server = server_factory(env=STAND_IN_ENV)
-    player = await _worker(server.ws_url)
-    late = await _worker(server.ws_url)
-    watcher = await Session.connect(server.ws_url, name="Watcher")
-    person: Session | None = None
-    back: Session | None = None
-    try:
-        room, person = await _ai_room(server.ws_url, player, watcher)
-        await late.request("ai_subscribe", capacity=1)
-        token = await _away(person, watcher, room)
-        offer = await _first_offer(late, 15)
-        assert (offer.room, offer.seat) == (room, 0)
-        back = await Session.connect(server.ws_url, token=token)
-        await back.resume(room, -1)
+    async with _stand_in_scene(server.ws_url, early=True) as scene:
+        offer = await _first_offer(scene.late, 15)
+        assert (offer.room, offer.seat) == (scene.room, 0)
+        back = await scene.person_back()
         try:
-            await late.request("join_room", room=room, seat=0)
+            await scene.late.request("join_room", room=scene.room, seat=0)
             raise AssertionError("a seat whose person is back was taken")
         except RequestError as refusal:
             assert refusal.code == "not_a_player"
         assert await pending_ai_requests(redis_url) == 0, "the refused request is still pending"
-
-        fresh = (await back.request("create_room", mode="ai", level="easy")).result["room"]
-        offer = await _first_offer(late, 15)
-        assert (offer.room, offer.seat) == (fresh, 1), "the refused offer still holds capacity"
-    finally:
-        for session in (person, player, late, watcher, back):
-            if session is not None:
-                await session.close()
+        await scene.late_gets_a_new_room(back)
 
 
 async def test_a_stand_in_wanted_by_nobody_any_more_is_never_offered(
@@ -112,28 +129,12 @@ async def test_a_stand_in_wanted_by_nobody_any_more_is_never_offered(
     """The person comes back before any worker was free to stand in: the request is
     superseded, so the worker that comes next is not offered a seat it cannot take."""
     server = server_factory(env=STAND_IN_ENV)
-    player = await _worker(server.ws_url)
-    late = await _worker(server.ws_url)
-    watcher = await Session.connect(server.ws_url, name="Watcher")
-    person: Session | None = None
-    back: Session | None = None
-    try:
-        room, person = await _ai_room(server.ws_url, player, watcher)
-        token = await _away(person, watcher, room)
-        back = await Session.connect(server.ws_url, token=token)
-        await back.resume(room, -1)
-        await watcher.wait_for(room, lambda v: v["seats"][0]["stand_in"] is None, timeout=30)
-        await late.request("ai_subscribe", capacity=1)
-        assert await _offers(late, 3) == []
+    async with _stand_in_scene(server.ws_url, early=False) as scene:
+        back = await scene.person_back()
+        await scene.late.request("ai_subscribe", capacity=1)
+        assert await _offers(scene.late, 3) == []
         assert await pending_ai_requests(redis_url) == 0
-
-        fresh = (await back.request("create_room", mode="ai", level="easy")).result["room"]
-        offer = await _first_offer(late, 15)
-        assert (offer.room, offer.seat) == (fresh, 1)
-    finally:
-        for session in (person, player, late, watcher, back):
-            if session is not None:
-                await session.close()
+        await scene.late_gets_a_new_room(back)
 
 
 async def test_a_seat_asked_for_again_and_again_before_any_worker_came_is_offered_once(
