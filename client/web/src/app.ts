@@ -1,31 +1,23 @@
 // The application: one session, the followed room, the page's route, and rendering.
-// Views are functions of the app's state; every change re-renders the page (keeping focus).
+// Views are functions of what the app lets them read and ask for (views/actions.ts); every
+// change re-renders the page (keeping focus).
 
 import { cardName } from "./cards";
 import { DICTIONARIES, detectLang, direction, getLang, setLang, t, tSeat, type Lang, type MessageKey } from "./i18n";
-import type { Action, GameEvent, HandOver, RoomView } from "./protocol";
+import type { Action, GameEvent, HandOver, LobbyHand, RoomView } from "./protocol";
 import { RoomTracker, type Applied } from "./room-state";
 import { parseRoute, routePath, type Route } from "./routes";
 import { ConnectionLost, RequestError, Session, type ConnStatus } from "./session";
 import { Persist, type Stats } from "./storage";
 import { clear, h } from "./dom";
+import type { AppActions, Motion, PickMode } from "./views/actions";
 import { renderHeader } from "./views/common";
-import { renderLobby, type LobbyHand } from "./views/lobby";
+import { renderLobby } from "./views/lobby";
 import { renderReplay, ReplayController } from "./views/replay";
 import { renderRules } from "./views/rules";
 import { renderTable } from "./views/table";
 
-export type PickMode = "knock" | "gin" | null;
-
-/** What the last applied change moved, for a short animation on the next render. */
-export interface Motion {
-  drawn: string | null;
-  drawnFrom: "stock" | "discard" | null;
-  discarded: string | null;
-  discardedBy: "me" | "them" | null;
-}
-
-export class App {
+export class App implements AppActions {
   readonly root: HTMLElement;
   readonly persist: Persist;
   readonly session: Session;

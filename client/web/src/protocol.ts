@@ -112,6 +112,19 @@ export interface GameEvent {
   [key: string]: unknown;
 }
 
+/** One recent hand as the server lists it (the lobby ack or GET /api/hands). */
+export interface LobbyHand {
+  id?: string;
+  room?: string;
+  hand?: number;
+  players?: (string | null)[];
+  kind?: string;
+  winner?: number | null;
+  points?: number;
+  result?: { kind?: string; winner?: number | null; points?: number; hand?: number } | null;
+  finished_at?: number;
+}
+
 // --- server messages -------------------------------------------------------------------------
 
 export interface AckMsg {

@@ -1,12 +1,12 @@
 // Pieces every page uses: the header (title, connection status, language, navigation) and
 // the card faces.
 
-import type { App } from "../app";
 import { cardName, face, sortMeld } from "../cards";
 import { h, type Attrs } from "../dom";
 import { LANGS, getLang, isLang, t } from "../i18n";
+import type { AppActions } from "./actions";
 
-export function renderHeader(app: App): HTMLElement {
+export function renderHeader(app: AppActions): HTMLElement {
   const select = h(
     "select",
     {

@@ -1,22 +1,10 @@
 // The lobby: play an AI, a friend (private room, invite code) or anyone (quick match); the
 // recent finished hands to replay; my stats.
 
-import type { App } from "../app";
 import { h } from "../dom";
 import { t, type MessageKey } from "../i18n";
-
-/** One recent hand as the server lists it (the lobby ack or GET /api/hands). */
-export interface LobbyHand {
-  id?: string;
-  room?: string;
-  hand?: number;
-  players?: (string | null)[];
-  kind?: string;
-  winner?: number | null;
-  points?: number;
-  result?: { kind?: string; winner?: number | null; points?: number; hand?: number } | null;
-  finished_at?: number;
-}
+import type { LobbyHand } from "../protocol";
+import type { AppActions } from "./actions";
 
 export function handId(hand: LobbyHand): string | null {
   if (typeof hand.id === "string") return hand.id;
@@ -35,7 +23,7 @@ function resultLine(hand: LobbyHand): string {
   return t(`result.${kind}` as MessageKey, { name, points: points ?? 0 });
 }
 
-export function renderLobby(app: App): HTMLElement {
+export function renderLobby(app: AppActions): HTMLElement {
   const tracker = app.session.tracker;
   const inMatch = tracker && tracker.view?.status !== "finished";
   const name = app.session.name ?? "";

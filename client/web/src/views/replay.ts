@@ -1,10 +1,10 @@
 // A finished hand, move by move, every card shown: first, back, forward, last, play.
 
-import type { App } from "../app";
 import { cardName } from "../cards";
 import { h } from "../dom";
 import { direction, getLang, t, type MessageKey } from "../i18n";
 import { buildFrames, type Frame, type HandRecord } from "../replay-model";
+import type { AppActions } from "./actions";
 import { cardBack, cardGroup, cardView } from "./common";
 import { resultHand, resultHeadline } from "./result";
 
@@ -81,7 +81,7 @@ function caption(frame: Frame, players: string[]): string {
   }
 }
 
-export function renderReplay(app: App, replay: ReplayController): HTMLElement {
+export function renderReplay(app: AppActions, replay: ReplayController): HTMLElement {
   if (replay.failed) {
     return h("section", { class: "panel" }, h("h1", { tabindex: "-1" }, t("replay.notFound")), backLink(app));
   }
@@ -152,6 +152,6 @@ export function renderReplay(app: App, replay: ReplayController): HTMLElement {
   );
 }
 
-function backLink(app: App): HTMLElement {
+function backLink(app: AppActions): HTMLElement {
   return h("button", { "data-key": "back-lobby", onclick: () => app.navigate({ name: "lobby" }) }, t("match.lobby"));
 }

@@ -1,11 +1,11 @@
 // The end of a hand: both hands in their melds, the layoffs, both deadwood totals, the kind
 // and the points, the match score; then the end of the match with the rematch.
 
-import type { App } from "../app";
 import { cardName, shortName, sortCards, sortMeld } from "../cards";
 import { h } from "../dom";
 import { t, tSeat, type MessageKey } from "../i18n";
 import type { HandOver, RoomView } from "../protocol";
+import type { AppActions } from "./actions";
 import { cardGroup, cardView } from "./common";
 
 export function resultHeadline(result: HandOver, name: (seat: number) => string, me: number | null = null): string {
@@ -67,7 +67,7 @@ function layoffList(result: HandOver): HTMLElement | null {
   );
 }
 
-export function renderResult(app: App, view: RoomView, result: HandOver, pending: boolean): HTMLElement {
+export function renderResult(app: AppActions, view: RoomView, result: HandOver, pending: boolean): HTMLElement {
   const game = view.game!;
   const me = view.seat ?? 0;
   const other = 1 - me;
@@ -100,7 +100,7 @@ export function renderResult(app: App, view: RoomView, result: HandOver, pending
   );
 }
 
-export function renderMatchOver(app: App, view: RoomView): HTMLElement {
+export function renderMatchOver(app: AppActions, view: RoomView): HTMLElement {
   const me = view.seat;
   const name = (seat: number) => app.seatName(view, seat);
   const match = view.game?.match;

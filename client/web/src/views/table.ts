@@ -2,11 +2,11 @@
 // middle, your hand at the bottom (melds grouped, deadwood counted by the server), the moves
 // of this hand, and the result when the hand is over. Every move is a click, a drag, or a key.
 
-import type { App } from "../app";
 import { cardName, shortName, sortCards, sortMeld } from "../cards";
 import { h } from "../dom";
 import { t, tSeat } from "../i18n";
 import type { Action, GameView, RoomView } from "../protocol";
+import type { AppActions } from "./actions";
 import { cardBack, cardFace } from "./common";
 import { renderMatchOver, renderResult } from "./result";
 
@@ -23,7 +23,7 @@ function dragData(event: DragEvent): string | null {
 }
 
 /** What clicking (or dropping) a card of the hand does now, if anything. */
-function cardAction(app: App, game: GameView, card: string): Action | null {
+function cardAction(app: AppActions, game: GameView, card: string): Action | null {
   if (app.pick === "knock" && legal(game, "knock", card)) return { kind: "knock", card };
   if (app.pick === "gin" && legal(game, "gin", card)) return { kind: "gin", card };
   if (app.pick === null && legal(game, "discard", card)) return { kind: "discard", card };
@@ -37,7 +37,7 @@ function drawAction(game: GameView, source: "stock" | "discard"): Action | null 
   return null;
 }
 
-function statusLine(app: App, view: RoomView, game: GameView): string {
+function statusLine(app: AppActions, view: RoomView, game: GameView): string {
   const seat = view.seat;
   if (!PLAYING.has(game.phase) || view.status !== "playing") return "";
   if (seat !== null && game.turn === seat) {
@@ -57,7 +57,7 @@ function statusLine(app: App, view: RoomView, game: GameView): string {
   return t("turn.theirs", { name: app.seatName(view, game.turn ?? 0) });
 }
 
-function seatBadges(app: App, view: RoomView, seat: number): HTMLElement[] {
+function seatBadges(app: AppActions, view: RoomView, seat: number): HTMLElement[] {
   const info = view.seats?.[seat];
   const badges: HTMLElement[] = [];
   if (!info) return badges;
@@ -70,7 +70,7 @@ function seatBadges(app: App, view: RoomView, seat: number): HTMLElement[] {
   return badges;
 }
 
-function renderOpponent(app: App, view: RoomView, game: GameView | null, seat: number): HTMLElement {
+function renderOpponent(app: AppActions, view: RoomView, game: GameView | null, seat: number): HTMLElement {
   const count = game?.hand_sizes?.[seat] ?? 0;
   const theirTurn = game !== null && game.turn === seat && PLAYING.has(game.phase);
   const name = app.seatName(view, seat);
@@ -93,7 +93,7 @@ function renderOpponent(app: App, view: RoomView, game: GameView | null, seat: n
   );
 }
 
-function renderPiles(app: App, game: GameView): HTMLElement {
+function renderPiles(app: AppActions, game: GameView): HTMLElement {
   const stockMove = drawAction(game, "stock");
   const discardMove = drawAction(game, "discard");
   const top = game.discard_pile[game.discard_pile.length - 1];
@@ -166,7 +166,7 @@ function renderPiles(app: App, game: GameView): HTMLElement {
   );
 }
 
-function renderActions(app: App, game: GameView): HTMLElement | null {
+function renderActions(app: AppActions, game: GameView): HTMLElement | null {
   const buttons: HTMLElement[] = [];
   if (legal(game, "take_upcard")) {
     buttons.push(h("button", { class: "primary", "data-key": "take", "data-testid": "take-upcard", onclick: () => app.act({ kind: "take_upcard" }) }, t("action.take")));
@@ -187,7 +187,7 @@ function renderActions(app: App, game: GameView): HTMLElement | null {
   return buttons.length ? h("div", { class: "actions buttons" }, buttons) : null;
 }
 
-function renderHand(app: App, view: RoomView, game: GameView): HTMLElement {
+function renderHand(app: AppActions, view: RoomView, game: GameView): HTMLElement {
   const cards = game.cards ?? [];
   const melds = game.melds ?? [];
   const inMelds = new Set(melds.flat());
@@ -264,7 +264,7 @@ function renderHand(app: App, view: RoomView, game: GameView): HTMLElement {
   );
 }
 
-function renderHistory(app: App, view: RoomView, game: GameView): HTMLElement {
+function renderHistory(app: AppActions, view: RoomView, game: GameView): HTMLElement {
   const entries = game.history ?? [];
   return h(
     "details",
@@ -294,7 +294,7 @@ function renderHistory(app: App, view: RoomView, game: GameView): HTMLElement {
   );
 }
 
-function renderWaiting(app: App, view: RoomView): HTMLElement {
+function renderWaiting(app: AppActions, view: RoomView): HTMLElement {
   if (view.invite) {
     const link = `${location.origin}/join/${view.invite}`;
     return h(
@@ -321,7 +321,7 @@ function renderWaiting(app: App, view: RoomView): HTMLElement {
   );
 }
 
-export function renderTable(app: App): HTMLElement {
+export function renderTable(app: AppActions): HTMLElement {
   const view = app.view;
   if (!view) return h("p", { class: "loading", "data-testid": "table-loading" }, t("conn.connecting"));
   const game = view.game;
