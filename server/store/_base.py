@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -129,13 +129,18 @@ class StoreBase:
         script: AsyncScript,
         keys: Sequence[str],
         args: Sequence[bytes | str | int | float],
+        written: Callable[[], None] | None = None,
     ) -> Any:
-        """EVALSHA, loading the script first when Redis lost it (a restart empties the cache)."""
+        """EVALSHA, loading the script first when Redis lost it (a restart empties the cache).
+        ``written`` runs once the command is on its way (``DirectConnection.execute``); the
+        pool tells no such moment, so without a direct connection it runs first."""
         direct = self._direct
         if direct is None:
+            if written is not None:
+                written()
             return await script(keys=keys, args=args)
         sha = as_text(script.sha)
-        reply = await direct.execute("EVALSHA", sha, len(keys), *keys, *args)
+        reply = await direct.execute("EVALSHA", sha, len(keys), *keys, *args, written=written)
         if isinstance(reply, ResponseError) and str(reply).startswith("NOSCRIPT"):
             loaded = await direct.execute("SCRIPT", "LOAD", as_bytes(script.script))
             if isinstance(loaded, ResponseError):
