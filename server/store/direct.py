@@ -35,7 +35,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from server.store._base import StoreConfig
+from server.store.config import StoreConfig
 
 __all__ = ["DirectConnection", "supports"]
 
