@@ -230,9 +230,10 @@ class Hub:
                 log.exception("delivery failed")
 
     def prepare(self, room_id: str, frames: RoomFrames) -> None:
-        """Build the update frames of a change about to be committed for the seats that follow
-        the room here, so that ``deliver`` finds them ready (see ``Service.act``). A frame
-        that cannot be made is left to ``deliver``, which meets the same error and reports it."""
+        """Build the update frames of a change being committed for the seats that follow the
+        room here, so that ``deliver`` finds them ready (``Play.act`` runs it while Redis runs
+        the commit). A frame that cannot be made is left to ``deliver``, which meets the same
+        error and reports it."""
         with contextlib.suppress(Exception):
             for conn in list(self._followers.get(room_id, ())):
                 subscription = conn.rooms.get(room_id)
