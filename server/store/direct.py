@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import logging
 import socket
 from collections.abc import Callable
 from typing import Any, cast
@@ -38,6 +39,8 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from server.store.config import StoreConfig
 
 __all__ = ["DirectConnection", "supports"]
+
+log = logging.getLogger(__name__)
 
 
 def _loading(reply: object) -> bool:
@@ -134,7 +137,10 @@ class _Wire(asyncio.Protocol):
             self._transport.write(out[0] if len(out) == 1 else b"".join(out))
         written, self._written = self._written, []
         for then in written:
-            then()
+            try:
+                then()
+            except Exception:  # the caller's work: it must not cost the other callers theirs
+                log.exception("work after a Redis write failed")
 
     def _check_timeout(self) -> None:
         self._timer = None

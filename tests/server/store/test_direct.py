@@ -253,3 +253,22 @@ async def test_a_commit_runs_while_waiting_before_it_returns(store: Store) -> No
     assert result.ok and seen == ["w"]
     refused = await store.commit("r1", 0, b"s2", b"c2", while_waiting=lambda: seen.append("x"))
     assert not refused.ok and seen == ["w", "x"]  # it needs no outcome: it runs either way
+
+
+async def test_a_failing_written_costs_the_other_commands_nothing(redis_url: str) -> None:
+    direct = DirectConnection(redis_url, StoreConfig())
+    try:
+        await direct.execute("PING")
+        seen: list[int] = []
+
+        def fail() -> None:
+            raise RuntimeError("the caller's own bug")
+
+        replies = await asyncio.gather(
+            direct.execute("PING", written=fail),
+            direct.execute("PING", written=lambda: seen.append(1)),
+        )
+        assert replies == [b"PONG", b"PONG"] and seen == [1]
+        assert await direct.execute("PING") == b"PONG"
+    finally:
+        direct.close()
