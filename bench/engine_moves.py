@@ -22,9 +22,10 @@ import time
 
 from protocol.cards import to_mask
 from protocol.melds import min_deadwood_mask
+from server.blobs import RoomBlobs
 from server.engine import Action, GameState, legal_actions
-from server.frames import RoomFrames
-from server.hub import encode_room
+from server.frames import FrameParts
+from server.reuse import Histories
 from server.room import Room, Seat, act, create_room
 
 Script = tuple[int, list[tuple[int, Action]]]
@@ -75,14 +76,16 @@ def replay(scripts: list[Script], digest: hashlib._Hash | None = None) -> tuple[
     """Moves replayed, and the nanoseconds spent in ``act`` and in building the parts."""
     moves = act_ns = parts_ns = 0
     clock = time.perf_counter_ns
+    histories = Histories()  # one process's parts: the blob and the views share the history
+    blobs, parts = RoomBlobs(histories), FrameParts(histories)
     for seed, script_moves in scripts:
         room = new_room(seed)
         for number, (seat, action) in enumerate(script_moves, 1):
             start = clock()
             room, events = act(room, seat, action, 1000.0 + number)
             acted = clock()
-            frames = RoomFrames(room, number, events)
-            built = [encode_room(room), frames.update(0), frames.update(1)]
+            frames = parts.frames(room, number, events)
+            built = [blobs.encode_room(room), frames.update(0), frames.update(1)]
             done = clock()
             act_ns += acted - start
             parts_ns += done - acted

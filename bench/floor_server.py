@@ -40,8 +40,8 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from bench.engine_moves import new_room, script
 from server import keys
 from server.__main__ import UVICORN_OPTIONS
-from server.frames import RoomFrames, ack_frame, update_frame
-from server.hub import encode_change, encode_room
+from server.blobs import RoomBlobs, encode_change
+from server.frames import FrameParts, ack_frame, update_frame
 from server.room import act
 from server.store._base import LUA_DIR, StoreConfig
 from server.store.direct import DirectConnection
@@ -59,11 +59,12 @@ def typical_move() -> tuple[bytes, bytes, bytes]:
     the first whose update frame reaches the mean size."""
     seed, moves = script(1)
     room = new_room(seed)
+    blobs, parts = RoomBlobs(), FrameParts()
     for seq, (seat, action) in enumerate(moves, start=1):
         room, events = act(room, seat, action, 1000.0)
-        frames = RoomFrames(room, seq, events)
+        frames = parts.frames(room, seq, events)
         if len(frames.update(0)) >= UPDATE_BYTES:
-            return frames.view(0), encode_room(room), encode_change(seq, events, seat)
+            return frames.view(0), blobs.encode_room(room), encode_change(seq, events, seat)
     raise RuntimeError("no move of the seeded match reaches the mean update size")
 
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 import logging
 import time
 
-from server.hub import Hub, decode_room
+from server.blobs import decode_room
+from server.hub import Hub
 from server.store import Store
 
 log = logging.getLogger(__name__)

@@ -147,7 +147,7 @@ class Room:
     def to_dict(self, *, hand_log: bool = True, game: bool = True) -> dict[str, Any]:
         """Plain data. ``hand_log=False`` leaves the hand log out (format 2, the stored form:
         ``from_dict`` gives such a room an empty ``hand_log``); ``game=False`` leaves the game
-        out (the stored blob encodes it apart, ``hub.encode_room``)."""
+        out (the stored blob encodes it apart, ``RoomBlobs.encode_room``)."""
         data = {
             "format": ROOM_FORMAT if hand_log else ROOM_BLOB_FORMAT,
             "id": self.id,

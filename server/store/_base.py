@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from redis.asyncio import Redis
 from redis.commands.core import AsyncScript
 from redis.exceptions import ResponseError
 
-if TYPE_CHECKING:  # direct.py imports StoreConfig from here
-    from server.store.direct import DirectConnection
+from server.store.config import StoreConfig
+from server.store.direct import DirectConnection
+
+__all__ = ["LUA_DIR", "StoreBase", "StoreConfig"]
 
 LUA_DIR = Path(__file__).resolve().parent.parent / "lua"
 """``server/lua/``: one file per script, each starting with its KEYS/ARGV header."""
@@ -27,48 +28,6 @@ SCRIPT_NAMES = (
     "hash_incr",
     "claim_ai_leases",
 )
-
-
-@dataclass(frozen=True, slots=True)
-class StoreConfig:
-    """Tunables of a Store. The defaults suit production; tests shrink some of them."""
-
-    events_maxlen: int = 10_000
-    """Approximate cap of each room's change stream (XADD MAXLEN ~)."""
-    request_ttl_seconds: float = 3600.0
-    """How long an applied request key is remembered for deduplication."""
-    hand_ttl_seconds: int = 30 * 24 * 3600
-    """Retention of finished hand records (and of their place in ``hands:recent``)."""
-    recent_hands_max: int = 1000
-    """Cap of the ``hands:recent`` index."""
-    player_ttl_seconds: int = 365 * 24 * 3600
-    """A player record not seen (``touch_player``) for this long expires."""
-    ai_requests_maxlen: int = 10_000
-    """Approximate cap of the ``ai:requests`` stream."""
-    max_connections: int = 64
-    """Connection pool size of one Store; further callers wait for a free connection."""
-    pool_timeout: float = 20.0
-    """Seconds a caller waits for a free pooled connection before ConnectionError."""
-    socket_connect_timeout: float = 5.0
-    socket_timeout: float = 5.0
-    """Seconds a command may wait for its reply before the connection is deemed dead."""
-    block_chunk_ms: int = 2000
-    """Blocking reads (``claim_ai_requests``) wait in chunks this long, so that a long wait
-    never runs into ``socket_timeout``. Must be shorter than ``socket_timeout``."""
-    retries: int = 5
-    """Retries of a command after a connection error (exponential backoff, jitter, 1 s cap)."""
-    feed_reconnect_min: float = 0.05
-    """First delay before a room feed reconnects; doubles up to ``feed_reconnect_max``."""
-    feed_reconnect_max: float = 2.0
-    feed_ping_interval: float = 5.0
-    """A silent feed pings Redis after this many seconds; no answer by the next interval
-    means the connection is dead and the feed reconnects."""
-    feed_subscribe_timeout: float = 5.0
-    """How long ``RoomFeed.add`` waits for Redis to confirm a subscription."""
-
-    def __post_init__(self) -> None:
-        if not 0 < self.block_chunk_ms < self.socket_timeout * 1000:
-            raise ValueError("block_chunk_ms must be positive and shorter than socket_timeout")
 
 
 class Scripts:
@@ -129,13 +88,18 @@ class StoreBase:
         script: AsyncScript,
         keys: Sequence[str],
         args: Sequence[bytes | str | int | float],
+        written: Callable[[], None] | None = None,
     ) -> Any:
-        """EVALSHA, loading the script first when Redis lost it (a restart empties the cache)."""
+        """EVALSHA, loading the script first when Redis lost it (a restart empties the cache).
+        ``written`` runs once the command is on its way (``DirectConnection.execute``); the
+        pool tells no such moment, so without a direct connection it runs first."""
         direct = self._direct
         if direct is None:
+            if written is not None:
+                written()
             return await script(keys=keys, args=args)
         sha = as_text(script.sha)
-        reply = await direct.execute("EVALSHA", sha, len(keys), *keys, *args)
+        reply = await direct.execute("EVALSHA", sha, len(keys), *keys, *args, written=written)
         if isinstance(reply, ResponseError) and str(reply).startswith("NOSCRIPT"):
             loaded = await direct.execute("SCRIPT", "LOAD", as_bytes(script.script))
             if isinstance(loaded, ResponseError):

@@ -7,7 +7,8 @@ instead: every caller queues its command (packed by hiredis) and waits on a futu
 commands queued during one turn of the event loop go out in one write at its end (a socket
 write costs more than packing a command: under load, many moves share one); Redis answers the
 commands of one connection in order, so the replies, parsed by hiredis as they arrive, go to
-the waiting callers first in, first out.
+the waiting callers first in, first out. A caller may also hand a function to run once its
+command is written (``execute(..., written=...)``): work for the time Redis runs the command.
 
 Failures behave as with the pooled client (``StoreConfig``): a lost connection fails the
 commands in flight with redis-py's ``ConnectionError``, a command that gets no reply within
@@ -23,7 +24,9 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import logging
 import socket
+from collections.abc import Callable
 from typing import Any, cast
 
 import hiredis
@@ -33,9 +36,11 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from server.store._base import StoreConfig
+from server.store.config import StoreConfig
 
 __all__ = ["DirectConnection", "supports"]
+
+log = logging.getLogger(__name__)
 
 
 def _loading(reply: object) -> bool:
@@ -72,6 +77,8 @@ class _Wire(asyncio.Protocol):
         self._transport: asyncio.Transport | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._out: list[bytes] = []
+        #: Run once the commands queued meanwhile are written (``send(..., written=...)``).
+        self._written: list[Callable[[], None]] = []
         self.lost: BaseException | None = None
 
     @property
@@ -107,7 +114,8 @@ class _Wire(asyncio.Protocol):
 
     # -- commands
 
-    def send(self, packed: bytes) -> asyncio.Future[Any]:
+    def send(self, packed: bytes, written: Callable[[], None] | None = None) -> asyncio.Future[Any]:
+        """Queue one command; ``written`` runs right after the write that sends it."""
         waiter: asyncio.Future[Any] = self._loop.create_future()
         if self.lost is not None or self._transport is None:
             waiter.set_exception(RedisConnectionError("connection to Redis lost"))
@@ -117,6 +125,8 @@ class _Wire(asyncio.Protocol):
         if not self._out:  # the commands of one turn of the event loop go out in one write
             self._loop.call_soon(self._flush)
         self._out.append(packed)
+        if written is not None:
+            self._written.append(written)
         if self._timer is None:
             self._timer = self._loop.call_later(self._timeout, self._check_timeout)
         return waiter
@@ -125,6 +135,12 @@ class _Wire(asyncio.Protocol):
         out, self._out = self._out, []
         if out and self.lost is None and self._transport is not None:
             self._transport.write(out[0] if len(out) == 1 else b"".join(out))
+        written, self._written = self._written, []
+        for then in written:
+            try:
+                then()
+            except Exception:  # the caller's work: it must not cost the other callers theirs
+                log.exception("work after a Redis write failed")
 
     def _check_timeout(self) -> None:
         self._timer = None
@@ -145,6 +161,7 @@ class _Wire(asyncio.Protocol):
         waiters, self._waiters = self._waiters, collections.deque()
         self._sent.clear()
         self._out.clear()
+        self._written.clear()
         for waiter in waiters:
             if not waiter.done():
                 waiter.set_exception(error)
@@ -175,8 +192,12 @@ class DirectConnection:
         self._opening: asyncio.Future[_Wire] | None = None
         self._closed = False
 
-    async def execute(self, *args: bytes | str | int | float) -> Any:
-        """Send one command and return its reply (error replies as ``ResponseError``)."""
+    async def execute(
+        self, *args: bytes | str | int | float, written: Callable[[], None] | None = None
+    ) -> Any:
+        """Send one command and return its reply (error replies as ``ResponseError``).
+        ``written`` runs once, right after the write that sends the command (not at all if
+        that connection fails before writing): the caller's work while Redis runs it."""
         packed = _pack(args)
         failures = 0
         while True:
@@ -184,7 +205,10 @@ class DirectConnection:
                 wire = self._wire
                 if wire is None or not wire.usable:
                     wire = await self._open()
-                reply = await wire.send(packed)
+                sent = wire.send(packed, written)
+                if not sent.done():  # queued: ``written`` runs with its write
+                    written = None
+                reply = await sent
             except (RedisConnectionError, RedisTimeoutError, OSError, TimeoutError) as error:
                 failures += 1
                 if self._closed or failures > self._config.retries:

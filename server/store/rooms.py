@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -111,6 +112,7 @@ class RoomOps(StoreBase):
         request_key: str | None = None,
         *,
         finished: bool = False,
+        while_waiting: Callable[[], None] | None = None,
     ) -> CommitResult:
         """Apply one change to a room: ONE atomic Lua script (``lua/commit.lua``).
 
@@ -124,7 +126,8 @@ class RoomOps(StoreBase):
 
         ``request_key`` identifies the request across resends, e.g. ``"<player>:<client id>"``.
         ``finished=True`` (the room's last change) takes the room out of ``rooms:active`` once
-        the commit is OK; see also ``expire_room``.
+        the commit is OK; see also ``expire_room``. ``while_waiting`` runs once the script is
+        sent, while Redis runs it (work that needs no outcome, e.g. the update's frames).
         """
         room_keys = keys.room_keys(room_id)
         _check_seq(expected_version, "expected_version", 0)
@@ -142,6 +145,7 @@ class RoomOps(StoreBase):
                 int(self._config.request_ttl_seconds * 1000),
                 self._config.events_maxlen,
             ],
+            written=while_waiting,
         )
         status, version = reply
         result = CommitResult(CommitStatus(as_text(status)), int(version))

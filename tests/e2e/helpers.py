@@ -16,7 +16,7 @@ from protocol import messages as m
 from protocol.cards import DECK, to_mask
 from protocol.melds import best_arrangement_mask, best_discards, min_deadwood
 from server import keys
-from server.hub import decode_change
+from server.blobs import decode_change
 from server.store import Store
 from tests.support.server_process import WORKER_KEY
 

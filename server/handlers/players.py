@@ -1,0 +1,102 @@
+"""Who is speaking (``hello``, ``set_name``), their statistics, and the lobby."""
+
+from __future__ import annotations
+
+import hmac
+from typing import Any
+
+from protocol import codec
+from protocol import messages as m
+from protocol.messages import ErrorCode
+from server import identity
+from server.connection import Connection
+from server.requests import Reply, RequestFailed
+from server.settings import Settings
+from server.store import Store
+
+SERVER_VERSION = "gin-rummy-server/0.1"
+STAT_FIELDS = ("matches", "wins", "hands", "gins", "undercuts", "points")
+
+
+class Players:
+    def __init__(self, store: Store, settings: Settings) -> None:
+        self._store = store
+        self._settings = settings
+
+    async def hello(self, conn: Connection, message: m.Hello) -> Reply:
+        if not m.is_compatible(message.version):
+            raise RequestFailed(
+                ErrorCode.UNSUPPORTED_VERSION,
+                f"this server speaks protocol {m.PROTOCOL_VERSION}, not {message.version}",
+                {"supported": m.PROTOCOL_VERSION},
+            )
+        if conn.player_id is not None:
+            raise RequestFailed(ErrorCode.INVALID_ARGUMENT, "hello was already sent")
+        if message.worker_key is not None:
+            expected = self._settings.ai_worker_key
+            if expected is None or not hmac.compare_digest(message.worker_key, expected):
+                raise RequestFailed(ErrorCode.BAD_TOKEN, "wrong AI worker key")
+        store = self._store
+        token = message.token
+        if token is not None:
+            player_id = identity.token_player_id(token)
+            player = await store.get_player(player_id) if player_id else None
+            if player is None or not identity.token_matches(token, player.token_hash):
+                raise RequestFailed(ErrorCode.BAD_TOKEN, "unknown or revoked token")
+            await store.touch_player(player.player_id)
+            name = player.name
+            if message.name is not None and message.name != name:
+                await store.set_player_name(player.player_id, message.name)
+                name = message.name
+            conn.player_id = player.player_id
+        else:
+            player_id = identity.new_player_id()
+            token = identity.new_token(player_id)
+            name = message.name or f"Player {player_id[1:6]}"
+            await store.create_player(player_id, identity.hash_token(token), name)
+            conn.player_id = player_id
+        conn.name = name
+        conn.client = message.client
+        conn.is_worker = message.worker_key is not None
+        return Reply(
+            {
+                "player_id": conn.player_id,
+                "name": name,
+                "token": token,
+                "protocol": m.PROTOCOL_VERSION,
+                "server": SERVER_VERSION,
+            }
+        )
+
+    async def set_name(self, conn: Connection, message: m.SetName) -> Reply:
+        assert conn.player_id is not None
+        await self._store.set_player_name(conn.player_id, message.name)
+        conn.name = message.name
+        return Reply({"name": message.name})
+
+    async def stats(self, conn: Connection, message: m.Stats) -> Reply:
+        assert conn.player_id is not None
+        stats = await self._store.get_stats(conn.player_id) or {}
+        return Reply({name: int(stats.get(name, 0)) for name in STAT_FIELDS})
+
+    async def lobby(self, conn: Connection, message: m.Lobby) -> Reply:
+        return Reply({"recent_hands": await self.recent_hands(20)})
+
+    async def recent_hands(self, limit: int) -> list[dict[str, Any]]:
+        summaries = []
+        for recent_id in await self._store.recent_hands(limit):
+            record = await self._store.get_hand(recent_id)
+            if record is None:
+                continue
+            data = codec.unpack(record.blob)
+            if isinstance(data, dict):
+                summaries.append(
+                    {
+                        "id": recent_id,
+                        "room": record.room_id,
+                        "players": data.get("players"),
+                        "result": data.get("result"),
+                        "finished_at": record.finished_at,
+                    }
+                )
+        return summaries
