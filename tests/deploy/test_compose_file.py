@@ -60,6 +60,8 @@ MEANT_TO_DIFFER = {
     "worker_key": "the required secret",
     "capacity": "100 seats per worker instead of 50",
     "drain_seconds": "drains within the stop grace period",
+    "allowed_hosts": "the AI workers reach the server as `server`",
+    "trusted_proxies": "the bundled nginx, on the compose network",
 }
 
 
