@@ -583,7 +583,7 @@ class Hello(_Checked):
 
 @dataclass(frozen=True, slots=True)
 class Ping(_Checked):
-    """Liveness check, answered by ``pong`` (not an ack); exempt from rate limits."""
+    """Liveness check, answered by ``pong`` (not an ack); metered by a bucket of its own."""
 
     t: ClassVar[str] = "ping"
     id: Annotated[RequestId, _REQUEST_ID]

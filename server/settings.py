@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 
 from server.addresses import Network, parse_networks
 
-#: Hosts served when ``GIN_ALLOWED_HOSTS`` is not set: this machine's own names (plus the
-#: address in ``GIN_HOST`` when it is a particular one).
+#: Hosts always served: this machine's own names (a rebinding page's Host is its own name),
+#: for health checks and ``make run``; ``GIN_ALLOWED_HOSTS`` adds to them, and so does the
+#: address in ``GIN_HOST`` when it is a particular one.
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]")
 
 
@@ -44,16 +45,13 @@ def _list(env: Mapping[str, str], name: str) -> tuple[str, ...]:
 
 
 def _hosts(env: Mapping[str, str]) -> tuple[str, ...]:
-    if env.get("GIN_ALLOWED_HOSTS", "").strip():
-        hosts = _list(env, "GIN_ALLOWED_HOSTS")
-    else:
-        bound = env.get("GIN_HOST", "").strip()
-        extra = () if bound in ("", "0.0.0.0", "::") else (f"[{bound}]" if ":" in bound else bound,)
-        hosts = LOCAL_HOSTS + extra
+    bound = env.get("GIN_HOST", "").strip()
+    own = () if bound in ("", "0.0.0.0", "::") else (f"[{bound}]" if ":" in bound else bound,)
+    hosts = (*LOCAL_HOSTS, *own, *_list(env, "GIN_ALLOWED_HOSTS"))
     for host in hosts:
         if "*" in host[1:] or (host.startswith("*") and host != "*" and not host.startswith("*.")):
             raise ValueError(f"GIN_ALLOWED_HOSTS: {host!r} is not a host, *.domain or *")
-    return hosts
+    return tuple(dict.fromkeys(hosts))
 
 
 def _networks(env: Mapping[str, str], name: str) -> tuple[Network, ...]:
@@ -68,7 +66,7 @@ class Settings:
     redis_url: str = "redis://127.0.0.1:6379/0"
     #: Extra origins allowed to open websockets; the server's own origin is always allowed.
     allowed_origins: tuple[str, ...] = field(default_factory=tuple)
-    #: Host header values served (``*.example.com`` patterns, ``*`` for any): DNS rebinding.
+    #: Host header names served (``*.example.com`` patterns, ``*`` for any): DNS rebinding.
     allowed_hosts: tuple[str, ...] = LOCAL_HOSTS
     #: Peers whose ``X-Forwarded-For`` names the client (the reverse proxy).
     trusted_proxies: tuple[Network, ...] = field(default_factory=tuple)

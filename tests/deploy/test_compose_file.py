@@ -100,7 +100,15 @@ def _environ_reads(path: Path) -> set[str]:
 
 
 #: Values to try a variable with: the first the code accepts shows whether it reads it.
-PROBES = ("4321", "text", "DEBUG", "https://probe.example", "redis://probe:1/0", "secret")
+PROBES = (
+    "4321",
+    "text",
+    "DEBUG",
+    "https://probe.example",
+    "redis://probe:1/0",
+    "secret",
+    "192.0.2.1",
+)
 
 
 def _read_by(name: str, parse: Callable[[Mapping[str, str]], Any], base: Mapping[str, str]) -> bool:

@@ -85,8 +85,14 @@ async def store(store_factory: StoreFactory) -> Store:
 
 # --- real server processes (end-to-end tests) ----------------------------------------------------
 
-#: Rate limits loose enough for scripted clients that act as fast as they can.
-FAST_CLIENT_ENV = {"GIN_RATE_PER_SECOND": "100000", "GIN_RATE_BURST": "100000"}
+#: Rate limits (requests and pings) loose enough for scripted clients that act as fast as they
+#: can.
+FAST_CLIENT_ENV = {
+    "GIN_RATE_PER_SECOND": "100000",
+    "GIN_RATE_BURST": "100000",
+    "GIN_PING_RATE": "100000",
+    "GIN_PING_BURST": "100000",
+}
 
 ServerFactory = Callable[..., ServerProcess]
 _SERVERS = pytest.StashKey[list[ServerProcess]]()
