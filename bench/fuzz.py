@@ -13,10 +13,10 @@ Run: ``PYTHONPATH=. .venv/bin/python -m bench.fuzz [--decode N] [--frames N] [--
    its own (own redis-server on a free port, temporary folder), over ``--connections``
    connections that play both seats of the fuzzer's matches, each frame followed by a
    ``ping`` so that what answers it is known (``FuzzClient.check``: exactly the answer the
-   protocol promises, never ``internal`` (counted apart), never a closed connection; and the decoder's
-   checks). Meanwhile two honest players play match after match on the same process, each
-   checked (nothing lost, nothing applied twice, no gap), and the fuzzer watches them: it must
-   never see a card a spectator may not.
+   protocol promises, never ``internal`` (also counted apart), never a closed connection; and
+   the decoder's checks). Meanwhile two honest players play match after match on the same
+   process, each checked (nothing lost, nothing applied twice, no gap), and the fuzzer watches
+   them: it must never see a card a spectator may not.
 
 The inputs: a corpus drawn by hypothesis from the strategies of ``tests/abuse/fuzzing.py`` (a
 tenth of the count, at most 10,000: drawing is the slow part), then cheap mutations of it (byte
