@@ -62,12 +62,13 @@ from tests.e2e.helpers import leaks, visible_cards
 from tests.support.redis_server import RedisServer
 from tests.support.server_process import ServerProcess
 
-#: Loose limits: every fuzzed frame is followed by a ping.
+#: Loose limits: every fuzzed frame is followed by a ping, and most of them are refused.
 FAST = {
     "GIN_RATE_PER_SECOND": "100000",
     "GIN_RATE_BURST": "100000",
     "GIN_PING_RATE": "100000",
     "GIN_PING_BURST": "100000",
+    "GIN_FLOOD_STRIKES": "1000000",
 }
 CORPUS_MAX = 10_000
 

@@ -166,7 +166,8 @@ async def _read_loop(
         settings.hello_timeout_seconds, _hello_overdue, conn, settings.hello_timeout_seconds
     )
     try:
-        await _read_frames(websocket, conn, service, FrameLimits(settings, time.monotonic()), watch)
+        limits = FrameLimits(settings, conn.bucket, time.monotonic())
+        await _read_frames(websocket, conn, service, limits, watch)
     except asyncio.CancelledError:
         if not watch.expired:
             raise
@@ -195,17 +196,18 @@ class FrameLimits:
 
     __slots__ = ("_settings", "pings", "requests", "strikes")
 
-    def __init__(self, settings: Settings, now: float) -> None:
+    def __init__(self, settings: Settings, requests: TokenBucket, now: float) -> None:
         self._settings = settings
+        self.requests = requests
         self.pings = TokenBucket(settings.ping_rate_per_second, settings.ping_burst, now)
         self.strikes = StrikeCount(settings.flood_strikes, settings.strike_window_seconds, now)
 
-    def serve_seats(self, conn: Connection, seats: int) -> None:
+    def serve_seats(self, seats: int) -> None:
         """An authenticated AI worker plays up to ``seats`` seats over this connection: a
         person's pace in each of them."""
         scale = max(1, seats)
         settings = self._settings
-        conn.bucket.widen(settings.rate_per_second * scale, settings.rate_burst * scale)
+        self.requests.widen(settings.rate_per_second * scale, settings.rate_burst * scale)
 
 
 async def _read_frames(
@@ -266,7 +268,7 @@ async def _handle_frame(
         conn.send(Pong(id=request.id))
         conn.flush()
         return True
-    if not conn.bucket.allow(time.monotonic()):
+    if not limits.requests.allow(time.monotonic()):
         conn.error(
             getattr(request, "id", None), ErrorCode.RATE_LIMITED, "too many requests; slow down"
         )
@@ -274,6 +276,6 @@ async def _handle_frame(
     with contextlib.suppress(asyncio.CancelledError):
         await service.handle(conn, request)
     if isinstance(request, AiSubscribe) and conn.is_worker:
-        limits.serve_seats(conn, request.capacity)
+        limits.serve_seats(request.capacity)
     conn.flush()
     return True
