@@ -2,10 +2,10 @@
 
 ``ServerProcess(redis_url, env={...}).start()`` spawns the server with its settings in the
 environment (``REDIS_URL``, ``GIN_PORT``, ``GIN_AI_WORKER_KEY``, ``GIN_LOG_FORMAT=json``, no cap
-of connections per address...),
-writes its output to a log file and waits until ``/readyz`` answers 200. ``kill()`` SIGKILLs
-it (a crash), ``stop()`` SIGTERMs it (a deploy: clients are told to reconnect), ``start()``
-again brings it back on the same port. ``log_tail()`` is shown when a test fails.
+of connections per address...), writes its output to a log file and waits until ``/readyz``
+answers 200. ``kill()`` SIGKILLs it (a crash), ``stop()`` SIGTERMs it (a deploy: clients
+are told to reconnect), ``start()`` again brings it back on the same port. ``log_tail()`` is
+shown when a test fails.
 """
 
 from __future__ import annotations
