@@ -138,6 +138,8 @@ class ErrorCode(StrEnum):
     INVALID_ARGUMENT = "invalid_argument"
     ALREADY_IN_QUEUE = "already_in_queue"
     IDLE_TIMEOUT = "idle_timeout"
+    HELLO_TIMEOUT = "hello_timeout"
+    TOO_MANY_CONNECTIONS = "too_many_connections"
     INTERNAL = "internal"
 
 
@@ -581,7 +583,7 @@ class Hello(_Checked):
 
 @dataclass(frozen=True, slots=True)
 class Ping(_Checked):
-    """Liveness check, answered by ``pong`` (not an ack); exempt from rate limits."""
+    """Liveness check, answered by ``pong`` (not an ack); metered by a bucket of its own."""
 
     t: ClassVar[str] = "ping"
     id: Annotated[RequestId, _REQUEST_ID]

@@ -12,6 +12,8 @@ from typing import Any
 
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
@@ -20,6 +22,7 @@ from starlette.staticfiles import StaticFiles
 from protocol import codec
 from protocol.messages import Reconnect
 from server import keys, logs, metrics
+from server.addresses import AddressCounter, TrustedProxies
 from server.ai_dispatch import AiDispatcher
 from server.ai_seats import AiSeatKeeper
 from server.blobs import RoomBlobs
@@ -137,6 +140,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
         app.state.store = store
         app.state.service = service
         app.state.connections = set()
+        app.state.addresses = AddressCounter(settings.max_connections_per_address)
+        app.state.trusted_proxies = TrustedProxies(settings.trusted_proxies)
         app.state.draining = False
         clock = asyncio.create_task(service.upkeep.run(settings.turn_clock_interval))
         # Everything allocated so far lives as long as the process: keep it out of the
@@ -172,6 +177,14 @@ def create_app(settings: Settings | None = None) -> Starlette:
             Route("/api/hands", hands),
             Route("/api/hands/{hand_id}", hand),
             WebSocketRoute("/ws", serve_websocket),
+        ],
+        # A Host header of another name is refused (400): DNS rebinding (docs/security.md).
+        middleware=[
+            Middleware(
+                TrustedHostMiddleware,
+                allowed_hosts=list(settings.allowed_hosts),
+                www_redirect=False,
+            )
         ],
         lifespan=lifespan,
     )

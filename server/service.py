@@ -74,9 +74,6 @@ class Service:
         """Answer one request: an ack with the handler's result and what follows it, or an
         error."""
         request_id = getattr(message, "id", None)
-        if isinstance(message, m.Ping):
-            conn.send(m.Pong(id=message.id))
-            return
         handler = self._handlers.get(type(message))
         if handler is None:
             conn.error(request_id, ErrorCode.UNKNOWN_TYPE, f"{message.t} is not a request")

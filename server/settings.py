@@ -6,6 +6,13 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from server.addresses import Network, parse_networks
+
+#: Hosts always served: this machine's own names (a rebinding page's Host is its own name),
+#: for health checks and ``make run``; ``GIN_ALLOWED_HOSTS`` adds to them, and so does the
+#: address in ``GIN_HOST`` when it is a particular one.
+LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]")
+
 
 def _int(env: Mapping[str, str], name: str, default: int, minimum: int = 0) -> int:
     raw = env.get(name)
@@ -37,14 +44,45 @@ def _list(env: Mapping[str, str], name: str) -> tuple[str, ...]:
     return tuple(item.strip() for item in env.get(name, "").split(",") if item.strip())
 
 
+def _hosts(env: Mapping[str, str]) -> tuple[str, ...]:
+    bound = env.get("GIN_HOST", "").strip()
+    own = () if bound in ("", "0.0.0.0", "::") else (f"[{bound}]" if ":" in bound else bound,)
+    hosts = (*LOCAL_HOSTS, *own, *_list(env, "GIN_ALLOWED_HOSTS"))
+    for host in hosts:
+        if "*" in host[1:] or (host.startswith("*") and host != "*" and not host.startswith("*.")):
+            raise ValueError(f"GIN_ALLOWED_HOSTS: {host!r} is not a host, *.domain or *")
+    return tuple(dict.fromkeys(hosts))
+
+
+def _networks(env: Mapping[str, str], name: str) -> tuple[Network, ...]:
+    try:
+        return parse_networks(_list(env, name))
+    except ValueError as error:
+        raise ValueError(f"{name}: {error}") from None
+
+
 @dataclass(frozen=True)
 class Settings:
     redis_url: str = "redis://127.0.0.1:6379/0"
     #: Extra origins allowed to open websockets; the server's own origin is always allowed.
     allowed_origins: tuple[str, ...] = field(default_factory=tuple)
+    #: Host header names served (``*.example.com`` patterns, ``*`` for any): DNS rebinding.
+    allowed_hosts: tuple[str, ...] = LOCAL_HOSTS
+    #: Peers whose ``X-Forwarded-For`` names the client (the reverse proxy).
+    trusted_proxies: tuple[Network, ...] = field(default_factory=tuple)
+    #: Open websockets per client address and process (0: no limit).
+    max_connections_per_address: int = 32
+    #: A websocket that has not said ``hello`` after this many seconds is closed.
+    hello_timeout_seconds: float = 10.0
     max_frame_bytes: int = 16 * 1024
     rate_per_second: float = 20.0
     rate_burst: int = 40
+    #: Pings have a bucket of their own.
+    ping_rate_per_second: float = 20.0
+    ping_burst: int = 40
+    #: Refused frames within ``strike_window_seconds`` that cut a connection off as a flood.
+    flood_strikes: int = 50
+    strike_window_seconds: float = 10.0
     idle_timeout_seconds: float = 300.0
     disconnect_grace_seconds: float = 60.0
     default_turn_seconds: int = 0
@@ -69,9 +107,19 @@ class Settings:
         return cls(
             redis_url=env.get("REDIS_URL") or cls.redis_url,
             allowed_origins=_list(env, "GIN_ALLOWED_ORIGINS"),
+            allowed_hosts=_hosts(env),
+            trusted_proxies=_networks(env, "GIN_TRUSTED_PROXIES"),
+            max_connections_per_address=_int(
+                env, "GIN_MAX_CONNECTIONS_PER_ADDRESS", cls.max_connections_per_address
+            ),
+            hello_timeout_seconds=_float(env, "GIN_HELLO_TIMEOUT", cls.hello_timeout_seconds, 0.1),
             max_frame_bytes=_int(env, "GIN_MAX_FRAME_BYTES", cls.max_frame_bytes, 256),
             rate_per_second=_float(env, "GIN_RATE_PER_SECOND", cls.rate_per_second, 0.1),
             rate_burst=_int(env, "GIN_RATE_BURST", cls.rate_burst, 1),
+            ping_rate_per_second=_float(env, "GIN_PING_RATE", cls.ping_rate_per_second, 0.1),
+            ping_burst=_int(env, "GIN_PING_BURST", cls.ping_burst, 1),
+            flood_strikes=_int(env, "GIN_FLOOD_STRIKES", cls.flood_strikes, 1),
+            strike_window_seconds=_float(env, "GIN_STRIKE_WINDOW", cls.strike_window_seconds, 0.1),
             idle_timeout_seconds=_float(env, "GIN_IDLE_TIMEOUT", cls.idle_timeout_seconds, 1.0),
             disconnect_grace_seconds=_float(
                 env, "GIN_DISCONNECT_GRACE", cls.disconnect_grace_seconds

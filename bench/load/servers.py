@@ -85,6 +85,7 @@ def server_env(redis_url: str, port: int) -> dict[str, str]:
         GIN_AI_WORKER_KEY=WORKER_KEY,
         GIN_RATE_PER_SECOND="1000000",
         GIN_RATE_BURST="1000000",
+        GIN_MAX_CONNECTIONS_PER_ADDRESS="0",  # every simulated player comes from 127.0.0.1
         GIN_LOG_LEVEL="WARNING",
         GIN_IDLE_TIMEOUT="3600",
     )

@@ -10,16 +10,19 @@ import asyncio
 import secrets
 import string
 import time
+from collections import Counter
 from typing import Any
 
 import redis.asyncio as aioredis
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 from client.session import RequestError, Session
 from protocol import codec
 from protocol import messages as m
 from server.identity import hash_token
 from server.settings import Settings
-from tests.abuse.fuzzing import FuzzClient
+from tests.abuse.fuzzing import FuzzClient, logged_failures
 from tests.e2e.helpers import expect_error
 from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
 from tests.support.server_process import WORKER_KEY
@@ -241,3 +244,66 @@ async def test_a_refused_hello_changes_nothing(
     finally:
         await raw.aclose()
         await ada.close()
+
+
+_URLSAFE = string.ascii_letters + string.digits + "-_"
+#: What the codec lets through as a token: 1-128 printable ASCII characters.
+_ANY_TOKEN = st.text(
+    st.characters(min_codepoint=0x21, max_codepoint=0x7E), min_size=1, max_size=128
+)
+
+
+def _token_like(player: str, secret: str) -> str:
+    return f"p{player}.{secret}"[:128]
+
+
+#: Tokens shaped almost like real ones: ids and secrets of every length, a stray character.
+_NEAR_TOKEN = st.builds(
+    _token_like, st.text(_URLSAFE + "!.~", max_size=70), st.text(_URLSAFE + "!.~", max_size=60)
+)
+_NAMES = st.text(
+    st.characters(categories=["L", "N", "P", "S"], include_characters=" "), min_size=1, max_size=32
+).filter(lambda name: name.strip() == name)
+
+
+async def test_malformed_tokens_are_bad_token_never_internal(
+    server_factory: ServerFactory,
+) -> None:
+    """``hello {token: "p!x.y"}`` (or an id part of 65 characters) was answered ``internal``,
+    with a traceback in the server's log, on every retry."""
+    server = server_factory(env=FAST_CLIENT_ENV)
+    client = FuzzClient(server.ws_url, "Anonymous", hello=False)
+    answers: Counter[str] = Counter()
+
+    @settings(
+        max_examples=300, deadline=None, database=None, suppress_health_check=list(HealthCheck)
+    )
+    @example(token="p!x.y", name=None)
+    @example(token="p" + "a" * 64 + ".secret", name=None)
+    @example(token="p" + "a" * 65 + ".secret", name="Mallory")
+    @given(token=_ANY_TOKEN | _NEAR_TOKEN, name=st.none() | _NAMES)
+    def guess(token: str, name: str | None) -> None:
+        answer = client.request(m.Hello(id="h", version="1.0", token=token, name=name))
+        answers[answer.code if isinstance(answer, m.Error) else answer.t] += 1
+        assert isinstance(answer, m.Error) and answer.code == "bad_token", (token, answer)
+
+    @settings(
+        max_examples=30, deadline=None, database=None, suppress_health_check=list(HealthCheck)
+    )
+    @given(name=_NAMES)
+    def newcomer(name: str) -> None:
+        fresh = FuzzClient(server.ws_url, "Newcomer", hello=False)
+        try:
+            answer = fresh.request(m.Hello(id="n", version="1.0", name=name))
+        finally:
+            fresh.close()
+        answers[f"name: {answer.code if isinstance(answer, m.Error) else answer.t}"] += 1
+        assert isinstance(answer, m.Ack), (name, answer)
+
+    try:
+        guess()
+        newcomer()
+    finally:
+        client.close()
+    print(f"\nhello answers: {dict(answers)}")
+    assert not logged_failures(server.log_text()), logged_failures(server.log_text())[:3]

@@ -1,10 +1,11 @@
 """Real server processes for end-to-end tests: ``python -m server`` on a free port.
 
 ``ServerProcess(redis_url, env={...}).start()`` spawns the server with its settings in the
-environment (``REDIS_URL``, ``GIN_PORT``, ``GIN_AI_WORKER_KEY``, ``GIN_LOG_FORMAT=json``...),
-writes its output to a log file and waits until ``/readyz`` answers 200. ``kill()`` SIGKILLs
-it (a crash), ``stop()`` SIGTERMs it (a deploy: clients are told to reconnect), ``start()``
-again brings it back on the same port. ``log_tail()`` is shown when a test fails.
+environment (``REDIS_URL``, ``GIN_PORT``, ``GIN_AI_WORKER_KEY``, ``GIN_LOG_FORMAT=json``, no cap
+of connections per address...), writes its output to a log file and waits until ``/readyz``
+answers 200. ``kill()`` SIGKILLs it (a crash), ``stop()`` SIGTERMs it (a deploy: clients
+are told to reconnect), ``start()`` again brings it back on the same port. ``log_tail()`` is
+shown when a test fails.
 """
 
 from __future__ import annotations
@@ -111,6 +112,9 @@ class ServerProcess:
                 "GIN_AI_WORKER_KEY": WORKER_KEY,
                 "GIN_LOG_FORMAT": "json",
                 "GIN_LOG_LEVEL": "INFO",
+                # Every test client comes from 127.0.0.1: many people, not one address (the
+                # cap's own tests set it, tests/abuse/test_limits.py).
+                "GIN_MAX_CONNECTIONS_PER_ADDRESS": "0",
             }
         )
         env.update(self.extra_env)

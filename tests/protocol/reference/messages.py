@@ -140,6 +140,8 @@ class ErrorCode(StrEnum):
     INVALID_ARGUMENT = "invalid_argument"
     ALREADY_IN_QUEUE = "already_in_queue"
     IDLE_TIMEOUT = "idle_timeout"
+    HELLO_TIMEOUT = "hello_timeout"
+    TOO_MANY_CONNECTIONS = "too_many_connections"
     INTERNAL = "internal"
 
 
