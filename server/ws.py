@@ -194,10 +194,11 @@ class FrameLimits:
     worker's requests scaled by the seats it plays), and the refused frames that make it a
     flood."""
 
-    __slots__ = ("_settings", "pings", "requests", "strikes")
+    __slots__ = ("_settings", "max_frame_bytes", "pings", "requests", "strikes")
 
     def __init__(self, settings: Settings, requests: TokenBucket, now: float) -> None:
         self._settings = settings
+        self.max_frame_bytes = settings.max_frame_bytes
         self.requests = requests
         self.pings = TokenBucket(settings.ping_rate_per_second, settings.ping_burst, now)
         self.strikes = StrikeCount(settings.flood_strikes, settings.strike_window_seconds, now)
@@ -217,7 +218,7 @@ async def _read_frames(
     limits: FrameLimits,
     watch: IdleWatch,
 ) -> None:
-    max_frame_bytes = service.settings.max_frame_bytes
+    max_frame_bytes = limits.max_frame_bytes
     while not conn.closed.is_set():
         watch.waiting()
         try:
