@@ -27,6 +27,7 @@ from server.connection import Connection
 from server.engine import Action, IllegalAction
 from server.frames import RoomFrames, ack_frame
 from server.hub import Hub, decode_change, decode_room, encode_change, encode_room
+from server.limits import LimitExceeded, Limits
 from server.room import (
     MATCH_RECORDS,
     Room,
@@ -116,6 +117,7 @@ class Service:
         self.settings = settings
         self.dispatcher = dispatcher
         self.ai_seats = ai_seats
+        self.limits = Limits(store, settings)
         self._handlers: dict[type[Any], Handler] = {
             m.Hello: self.hello,
             m.SetName: self.set_name,
@@ -148,7 +150,7 @@ class Service:
             return
         try:
             result = await handler(conn, message)
-        except RequestFailed as failure:
+        except (RequestFailed, LimitExceeded) as failure:
             conn.error(request_id, failure.code, failure.message, failure.detail)
             return
         except Exception:
@@ -193,6 +195,7 @@ class Service:
             player_id = identity.new_player_id()
             token = identity.new_token(player_id)
             name = message.name or f"Player {player_id[1:6]}"
+            await self.limits.count_new_player(conn)
             await self.store.create_player(player_id, identity.hash_token(token), name)
             conn.player_id = player_id
         conn.name = name
@@ -221,6 +224,7 @@ class Service:
         if turn_seconds is None:
             turn_seconds = 0 if message.mode == "ai" else self.settings.default_turn_seconds
         room_id = new_room_id()
+        claim = await self.limits.claim_room(conn, room_id, ai=message.mode == "ai")
         invite = new_invite_code() if message.mode == "private" else None
         room, events = create_room(
             room_id=room_id,
@@ -238,7 +242,7 @@ class Service:
         if invite is not None:
             await self.store.put_invite(invite, room_id, INVITE_TTL_SECONDS)
         if message.mode == "ai" and message.level is not None:
-            await self.ai_seats.request(room_id, 1, message.level)
+            await self.ai_seats.request(room_id, 1, message.level, claim.ai_rooms if claim else 0)
         await self._follow_from_start(conn, room_id, 0)
         result: dict[str, Any] = {"room": room_id, "seat": 0}
         if invite is not None:
@@ -248,9 +252,11 @@ class Service:
     async def join_room(self, conn: Connection, message: m.JoinRoom) -> dict[str, Any]:
         assert conn.player_id is not None
         room_id = message.room
+        self.limits.check_lookup(conn, time.monotonic())
         if message.invite is not None:
             room_id = await self.store.resolve_invite(message.invite.upper())
             if room_id is None:
+                self.limits.lookup_failed(conn, time.monotonic())
                 raise RequestFailed(ErrorCode.NOT_FOUND, "no room has this invite code")
         assert room_id is not None
         if message.seat is not None and not conn.is_worker:
@@ -289,9 +295,13 @@ class Service:
             seat_box.append(taken)
             return joined, events
 
+        claim = await self.limits.claim_room(conn, room_id)
         try:
             await self._change(room_id, seat_player, actor=None)
         except RequestFailed as refusal:
+            await self.limits.unclaim(conn, room_id, claim)
+            if refusal.code is ErrorCode.NOT_FOUND:
+                self.limits.lookup_failed(conn, time.monotonic())
             if message.seat is not None and refusal.code in SEAT_NEEDS_NO_AI:
                 await self.dispatcher.seat_refused(room_id, message.seat)
             raise
@@ -307,6 +317,7 @@ class Service:
     async def quick_match(self, conn: Connection, message: m.QuickMatch) -> dict[str, Any]:
         assert conn.player_id is not None
         room_id = new_room_id()
+        claim = await self.limits.claim_room(conn, room_id)
         room, events = create_room(
             room_id=room_id,
             mode="quick",
@@ -320,6 +331,7 @@ class Service:
             outcome = await self.store.quick_match(conn.player_id, room_id)
             if outcome.status is not QuickMatchStatus.PAIRED:
                 break
+            await self.limits.unclaim(conn, room_id, claim)  # the opponent's room counts
             try:
                 joined = await self.join_room(conn, m.JoinRoom(id=message.id, room=outcome.room_id))
             except RequestFailed as refusal:
@@ -331,6 +343,7 @@ class Service:
             await self.store.expire_room(room_id, 1)
             return {"queued": False, **joined}
         if outcome.status is QuickMatchStatus.WAITING:
+            await self.limits.unclaim(conn, room_id, claim)
             await self.store.expire_room(room_id, 1)
             raise RequestFailed(ErrorCode.ALREADY_IN_QUEUE, "you are already waiting for a match")
         await self._follow_from_start(conn, outcome.room_id, 0)
@@ -347,8 +360,10 @@ class Service:
         return {"cancelled": room_id is not None}
 
     async def watch(self, conn: Connection, message: m.Watch) -> dict[str, Any]:
+        self.limits.check_lookup(conn, time.monotonic())
         version = await self.store.room_version(message.room)
         if version is None:
+            self.limits.lookup_failed(conn, time.monotonic())
             raise RequestFailed(ErrorCode.NOT_FOUND, f"no room {message.room}")
         subscription = await self.hub.follow(conn, message.room, None, -1)
 
@@ -605,7 +620,10 @@ class Service:
 
     async def _create(self, room: Room, events: list[dict[str, Any]]) -> None:
         created = await self.store.create_room(
-            room.id, encode_room(room), encode_change(0, events, None)
+            room.id,
+            encode_room(room),
+            encode_change(0, events, None),
+            ttl_seconds=self.limits.room_ttl(room),
         )
         if not created:
             raise RequestFailed(ErrorCode.INTERNAL, "room id collision; try again")
@@ -669,6 +687,7 @@ class Service:
                 change,
                 request_key=request_key,
                 finished=after.status == "finished",
+                ttl_seconds=self.limits.room_ttl(after),
             )
         finally:
             ok = result is not None and result.status is CommitStatus.OK
@@ -685,6 +704,7 @@ class Service:
     async def _after_change(self, before: Room, after: Room) -> None:
         """Records and statistics of what the committed change finished: a hand, a match.
         The change stands whatever happens here: what fails is left to the sweep."""
+        await self.limits.room_changed(before, after)
         for what in owed_records(before, after):
             try:
                 await self._write_records(after, what)
@@ -769,18 +789,12 @@ class Service:
 
     # --- the turn clock -----------------------------------------------------------------------
 
-    async def sweep_idle_rooms(self, batch: int = 100) -> int:
-        """Delete rooms still unfinished ``room_idle_seconds`` after their creation (abandoned
-        waiting rooms, matches nobody came back to). Finished rooms expire by themselves."""
-        cutoff = time.time() - self.settings.room_idle_seconds
-        swept = 0
-        for room_id in await self.store.active_rooms(batch):
-            loaded = await self.store.load_room(room_id)
-            if loaded is not None and decode_room(loaded[1]).created_at > cutoff:
-                break  # oldest first: the rest are younger
-            await self.store.expire_room(room_id, 0)
-            swept += 1
-        return swept
+    async def sweep_idle_rooms(self, batch: int = 500) -> int:
+        """Rooms expire by themselves after their last change (``Limits.room_ttl``): clean
+        their ids out of ``rooms:active``; returns how many."""
+        shortest = min(self.settings.room_idle_seconds, self.settings.unjoined_room_seconds)
+        cutoff = int((time.time() - shortest) * 1000)
+        return await self.store.sweep_active_rooms(cutoff, batch)
 
     async def start_stand_ins(self) -> int:
         """Ask for an AI to stand in for every person away longer than the grace period."""

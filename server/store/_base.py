@@ -26,6 +26,9 @@ SCRIPT_NAMES = (
     "hash_update",
     "hash_incr",
     "claim_ai_leases",
+    "claim_room",
+    "count_new_player",
+    "touch_player",
 )
 
 
@@ -42,7 +45,12 @@ class StoreConfig:
     recent_hands_max: int = 1000
     """Cap of the ``hands:recent`` index."""
     player_ttl_seconds: int = 365 * 24 * 3600
-    """A player record not seen (``touch_player``) for this long expires."""
+    """A player record not seen (``touch_player``) for this long expires, once the player
+    finished a hand."""
+    new_player_ttl_seconds: int = 24 * 3600
+    """A player who never finished a hand is forgotten after this long unseen."""
+    room_ttl_seconds: int = 24 * 3600
+    """A room expires this long after its last change (each commit pushes it forward)."""
     ai_requests_maxlen: int = 10_000
     """Approximate cap of the ``ai:requests`` stream."""
     max_connections: int = 64
@@ -84,6 +92,9 @@ class Scripts:
         self.hash_update = self._register(redis, "hash_update")
         self.hash_incr = self._register(redis, "hash_incr")
         self.claim_ai_leases = self._register(redis, "claim_ai_leases")
+        self.claim_room = self._register(redis, "claim_room")
+        self.count_new_player = self._register(redis, "count_new_player")
+        self.touch_player = self._register(redis, "touch_player")
 
     @staticmethod
     def _register(redis: Redis, name: str) -> AsyncScript:
