@@ -148,11 +148,12 @@ class Limits:
     # -- room lifetimes ------------------------------------------------------------------
 
     def room_ttl(self, room: Room) -> int:
-        """How long the room lives after this change: a private room nobody joined yet
-        ``GIN_UNJOINED_ROOM_SECONDS``, any other ``GIN_ROOM_IDLE``."""
+        """How long the room lives after this change: any room ``GIN_ROOM_IDLE``, a private
+        room nobody joined yet no longer than ``GIN_UNJOINED_ROOM_SECONDS``."""
+        idle = self._settings.room_idle_seconds
         if room.mode == "private" and room.status == "waiting":
-            return self._settings.unjoined_room_seconds
-        return self._settings.room_idle_seconds
+            return min(idle, self._settings.unjoined_room_seconds)
+        return idle
 
     # -- players per address -------------------------------------------------------------
 
