@@ -58,19 +58,23 @@ async def _guess(session: Session, kind: str, **fields: object) -> str:
     return "ack"
 
 
-async def _gone(redis_url: str, room: str, timeout: float = 30.0) -> bool:
-    """Wait until every key of ``room`` is gone (True), or ``timeout`` passed (False)."""
+async def _room_exists(redis_url: str, room: str) -> bool:
     client = aioredis.Redis.from_url(redis_url)
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
     try:
-        while loop.time() < deadline:
-            if not await client.exists(*keys.room_keys(room)[:4]):
-                return True
-            await asyncio.sleep(0.2)
-        return False
+        return bool(await client.exists(*keys.room_keys(room)[:4]))
     finally:
         await client.aclose()
+
+
+async def _gone(redis_url: str, room: str, timeout: float = 30.0) -> bool:
+    """Wait until every key of ``room`` is gone (True), or ``timeout`` passed (False)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while loop.time() < deadline:
+        if not await _room_exists(redis_url, room):
+            return True
+        await asyncio.sleep(0.2)
+    return False
 
 
 # --- rooms and AI seats per player --------------------------------------------------------
@@ -238,16 +242,22 @@ async def test_a_private_room_nobody_joined_expires_soon(
         await mallory.close()
 
 
-async def _slow_moves(players: Sequence[Session], room: str, moves: int, pause: float) -> None:
+async def _slow_moves(
+    redis_url: str, players: Sequence[Session], room: str, moves: int, pause: float
+) -> None:
     """Play ``moves`` moves of the room, one every ``pause`` seconds, each acked."""
     rng = random.Random(18)
-    for _ in range(moves):
+    for move in range(moves):
         await asyncio.sleep(pause)
         seq = max(player.room(room).seq for player in players)
         views = [await player.wait_seq(room, seq) for player in players]
         mover = next(i for i, view in enumerate(views) if view["game"]["legal_actions"])
         action = choose(views[mover], rng)
-        await players[mover].act(room, action["kind"], action.get("card"), seq=seq)
+        try:
+            await players[mover].act(room, action["kind"], action.get("card"), seq=seq)
+        except RequestError as error:
+            kept = await _room_exists(redis_url, room)
+            raise AssertionError(f"move {move} refused ({error}); room kept: {kept}") from error
 
 
 async def test_a_room_is_kept_while_played_slowly_and_expires_once_idle(
@@ -267,7 +277,7 @@ async def test_a_room_is_kept_while_played_slowly_and_expires_once_idle(
         room = played.result["room"]
         await ada.wait_for(room, lambda view: view["game"] is not None)
         # a move a second, for three times GIN_ROOM_IDLE: every move is taken
-        await _slow_moves([ada, bob], room, moves=3 * idle, pause=1.0)
+        await _slow_moves(redis_url, [ada, bob], room, moves=3 * idle, pause=1.0)
         assert (await ada.request("resume", room=room, last_seq=0)).result["seat"] == 0
         assert await _gone(redis_url, idle_room.result["room"]), "the idle room is still there"
     finally:
