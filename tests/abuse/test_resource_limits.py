@@ -16,6 +16,7 @@ import asyncio
 import random
 import secrets
 from collections.abc import Sequence
+from typing import Any
 
 import redis.asyncio as aioredis
 
@@ -44,12 +45,12 @@ async def _count(redis_url: str, pattern: str) -> int:
         await client.aclose()
 
 
-async def _answers(session: Session, count: int, kind: str, **fields: object) -> list[str]:
+async def _answers(session: Session, count: int, kind: str, **fields: Any) -> list[str]:
     """Send ``count`` requests one after the other: ``ack`` or the error code of each."""
     return [await _guess(session, kind, **fields) for _ in range(count)]
 
 
-async def _guess(session: Session, kind: str, **fields: object) -> str:
+async def _guess(session: Session, kind: str, **fields: Any) -> str:
     """``ack``, or the error code of the request."""
     try:
         await session.request(kind, **fields)
