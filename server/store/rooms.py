@@ -250,11 +250,14 @@ class RoomOps(StoreBase):
 
     async def sweep_active_rooms(self, older_than_ms: int, batch: int = 500) -> int:
         """Clean the ``rooms:active`` index: the rooms themselves expire by their TTL; here
-        every entry last checked before ``older_than_ms`` (unix ms) is checked, in batches of
-        ``batch``, until none is left: one whose room is gone is removed, one whose room lives
-        is scored now (checked again next period). Returns how many were removed."""
+        every entry scored before ``older_than_ms`` (unix ms) is looked at, in batches of
+        ``batch``, until none is left. An entry whose room is gone is removed; one whose room
+        lives is scored to come up again when its TTL would run out; a room without a TTL (made
+        before rooms had one) gets ``StoreConfig.room_ttl_seconds``. Returns how many were
+        removed."""
         check_positive(batch, "batch")
         index = keys.rooms_active()
+        ttl_ms = self._room_ttl_ms(None)
         removed = 0
         while True:
             ids = await self._redis.zrangebyscore(index, "-inf", older_than_ms, 0, batch)
@@ -263,15 +266,20 @@ class RoomOps(StoreBase):
             room_ids = [as_text(room_id) for room_id in ids]
             async with self._redis.pipeline(transaction=False) as pipe:
                 for room_id in room_ids:
-                    pipe.exists(keys.room(room_id))
-                alive = await pipe.execute()
-            gone = [room_id for room_id, exists in zip(room_ids, alive, strict=True) if not exists]
-            living = [room_id for room_id, exists in zip(room_ids, alive, strict=True) if exists]
-            checked = max(int(time.time() * 1000), older_than_ms + 1)
+                    pipe.pttl(keys.room(room_id))
+                left = [int(reply) for reply in await pipe.execute()]
+            gone = [room_id for room_id, ms in zip(room_ids, left, strict=True) if ms == -2]
             async with self._redis.pipeline(transaction=False) as pipe:
                 if gone:
                     pipe.zrem(index, *gone)
-                if living:  # XX: a room finished meanwhile stays out of the index
-                    pipe.zadd(index, dict.fromkeys(living, checked), xx=True)
+                for room_id, ms in zip(room_ids, left, strict=True):
+                    if ms == -2:
+                        continue
+                    if ms == -1:
+                        for key in keys.room_keys(room_id)[:4]:
+                            pipe.pexpire(key, ttl_ms)
+                    due = older_than_ms + (ttl_ms if ms == -1 else max(1, ms))
+                    # XX: a room finished meanwhile stays out of the index
+                    pipe.zadd(index, {room_id: due}, xx=True)
                 await pipe.execute()
             removed += len(gone)

@@ -230,12 +230,25 @@ async def test_the_sweep_cleans_any_number_of_gone_rooms_from_the_index_in_one_r
 ) -> None:
     await raw.zadd(keys.rooms_active(), {f"gone{i}": 1000 + i for i in range(1234)})
     for name in ("old-alive", "young-alive"):
-        await store.create_room(name, b"s0")
+        await store.create_room(name, b"s0", ttl_seconds=100)
     await raw.zadd(keys.rooms_active(), {"old-alive": 1}, xx=True)
-    cutoff = 1_000_000  # everything scored before this was last checked long ago
+    cutoff = 1_000_000  # everything scored before this is due for a look
     removed = await store.sweep_active_rooms(cutoff, batch=100)
     assert removed == 1234
     assert sorted(await raw.zrange(keys.rooms_active(), 0, -1)) == [b"old-alive", b"young-alive"]
-    checked = await raw.zscore(keys.rooms_active(), "old-alive")
-    assert checked is not None and checked > cutoff  # checked now: the next run skips it
+    due = await raw.zscore(keys.rooms_active(), "old-alive")
+    assert due is not None and cutoff < due <= cutoff + 100_000  # when its TTL runs out
     assert await store.sweep_active_rooms(cutoff) == 0
+
+
+async def test_the_sweep_gives_a_room_without_a_ttl_one(
+    store_factory: StoreFactory, raw: Redis
+) -> None:
+    store = await store_factory(config=StoreConfig(room_ttl_seconds=100))
+    await store.create_room("legacy", b"s0")
+    for key in keys.room_keys("legacy")[:3]:
+        await raw.persist(key)  # as rooms were made before they had a TTL
+    await raw.zadd(keys.rooms_active(), {"legacy": 1}, xx=True)
+    assert await store.sweep_active_rooms(1_000_000) == 0
+    for key in keys.room_keys("legacy")[:3]:
+        assert 0 < await raw.ttl(key) <= 100, key
