@@ -164,7 +164,8 @@ async def test_hands_and_rooms_are_forgotten_after_the_retention_set_in_the_env(
         print(
             f"after {waited:.0f} s: hand records gone (GET /api/hands/ID 404, /api/hands "
             f"empty), finished room gone (resume: not_found); a replica started at "
-            f"{time.time() - ended:.0f} s found the unfinished rooms {sorted(old_rooms)} expired in "
+            f"{time.time() - ended:.0f} s found the unfinished rooms {sorted(old_rooms)} "
+            f"expired, the index clean in "
             f"{time.monotonic() - started:.1f} s and kept the {RETENTION // 2} s younger one; "
             f"{players} players kept"
         )
