@@ -157,8 +157,12 @@ class Limits:
 
     # -- players per address -------------------------------------------------------------
 
-    async def count_new_player(self, conn: Connection) -> None:
-        """Count a new player from the connection's address, or raise LimitExceeded."""
+    async def count_new_player(self, conn: Connection, *, worker: bool = False) -> None:
+        """Count a new player from the connection's address, or raise LimitExceeded. An AI
+        worker (``worker``: its ``hello`` carries the right key) is not counted: it opens a
+        connection, and a player, per seat it plays."""
+        if worker:
+            return
         limit = self._settings.new_players_per_minute
         counted = await self._store.count_new_player(
             address_digest(conn.address), limit, NEW_PLAYER_WINDOW_SECONDS

@@ -195,7 +195,7 @@ class Service:
             player_id = identity.new_player_id()
             token = identity.new_token(player_id)
             name = message.name or f"Player {player_id[1:6]}"
-            await self.limits.count_new_player(conn)
+            await self.limits.count_new_player(conn, worker=message.worker_key is not None)
             await self.store.create_player(player_id, identity.hash_token(token), name)
             conn.player_id = player_id
         conn.name = name

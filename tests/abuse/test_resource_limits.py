@@ -187,6 +187,13 @@ async def test_one_address_cannot_make_players_without_end(
     print(f"\n15 new players from one address: {answers}")
     assert answers == ["ack"] * 10 + ["too_many_players"] * 5, answers
     assert await _count(redis_url, "player:*") == 10
+    # AI workers open a connection (and a player) per seat: they are not counted
+    for _ in range(3):
+        worker = await Session.connect(
+            server.ws_url, worker_key=WORKER_KEY, client="ai-worker/test", reconnect=False
+        )
+        await worker.close()
+    assert await _count(redis_url, "player:*") == 13
 
 
 async def test_a_player_who_never_finished_a_hand_is_kept_a_day_not_a_year(
