@@ -21,8 +21,8 @@ key                        type         holds
 ``invite:CODE``            string       room id, with a TTL
 ``{quickmatch}:queue``     sorted set   waiting player ids, scored by join time (ms)
 ``{quickmatch}:rooms``     hash         waiting player id -> the room they wait in
-``rooms:active``           sorted set   room ids not finished, scored by when the sweep last
-                                        found them (ms): an index the sweep keeps clean
+``rooms:active``           sorted set   room ids not finished, scored by creation, then by when
+                                        the sweep looks at them next (ms); the sweep cleans it
 ``hand:ID``                hash         ``room``, ``finished``, ``blob``; with a TTL
 ``hands:recent``           sorted set   hand ids, scored by finish time (unix seconds)
 ``records:pending``        sorted set   ``ROOM:HAND`` / ``ROOM:match``: bookkeeping (replay record,
@@ -174,7 +174,7 @@ def _room_keys(room_id: str) -> RoomKeys:
 
 
 def rooms_active() -> str:
-    """``rooms:active``: ids of rooms not finished, scored by when the sweep last saw them."""
+    """``rooms:active``: ids of rooms not finished, scored by when the sweep looks next."""
     return "rooms:active"
 
 
