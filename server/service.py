@@ -249,10 +249,14 @@ class Service:
             result["invite"] = invite
         return result
 
-    async def join_room(self, conn: Connection, message: m.JoinRoom) -> dict[str, Any]:
+    async def join_room(
+        self, conn: Connection, message: m.JoinRoom, *, paired: bool = False
+    ) -> dict[str, Any]:
+        """``paired``: quick match joins the room of the player it paired with (no lookup)."""
         assert conn.player_id is not None
         room_id = message.room
-        self.limits.check_lookup(conn, time.monotonic())
+        if not paired:
+            self.limits.check_lookup(conn, time.monotonic())
         if message.invite is not None:
             room_id = await self.store.resolve_invite(message.invite.upper())
             if room_id is None:
@@ -300,7 +304,7 @@ class Service:
             await self._change(room_id, seat_player, actor=None)
         except RequestFailed as refusal:
             await self.limits.unclaim(conn, room_id, claim)
-            if refusal.code is ErrorCode.NOT_FOUND:
+            if refusal.code is ErrorCode.NOT_FOUND and not paired:
                 self.limits.lookup_failed(conn, time.monotonic())
             if message.seat is not None and refusal.code in SEAT_NEEDS_NO_AI:
                 await self.dispatcher.seat_refused(room_id, message.seat)
@@ -333,7 +337,8 @@ class Service:
                 break
             await self.limits.unclaim(conn, room_id, claim)  # the opponent's room counts
             try:
-                joined = await self.join_room(conn, m.JoinRoom(id=message.id, room=outcome.room_id))
+                pairing = m.JoinRoom(id=message.id, room=outcome.room_id)
+                joined = await self.join_room(conn, pairing, paired=True)
             except RequestFailed as refusal:
                 # The waiting player's room was taken by room id, left or swept meanwhile:
                 # that queue entry is gone now, try the next one.

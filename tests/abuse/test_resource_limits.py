@@ -321,6 +321,10 @@ async def test_guessing_invite_codes_and_room_ids_is_cut_short(
                 "too_many_lookups"
             )
             assert (await again.request("lobby")).result is not None  # the connection lives
+            # quick match is no lookup: the address out of lookups still gets its match
+            assert (await again.request("quick_match")).result["queued"] is True
+            paired = await ada.request("quick_match")  # Ada: the same address
+            assert paired.result["queued"] is False, paired.result
         finally:
             await again.close()
     finally:
