@@ -140,6 +140,10 @@ class ErrorCode(StrEnum):
     INVALID_ARGUMENT = "invalid_argument"
     ALREADY_IN_QUEUE = "already_in_queue"
     IDLE_TIMEOUT = "idle_timeout"
+    TOO_MANY_ROOMS = "too_many_rooms"
+    TOO_MANY_AI_ROOMS = "too_many_ai_rooms"
+    TOO_MANY_PLAYERS = "too_many_players"
+    TOO_MANY_LOOKUPS = "too_many_lookups"
     INTERNAL = "internal"
 
 
