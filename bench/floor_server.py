@@ -52,6 +52,7 @@ from server.ws import SansIOWriter, frame_writer
 UPDATE_BYTES = 1957
 REQUEST_TTL_MS = 3_600_000
 EVENTS_MAXLEN = 10_000
+ROOM_TTL_MS = 86_400_000
 
 
 def typical_move() -> tuple[bytes, bytes, bytes]:
@@ -125,7 +126,7 @@ class Floor:
     ) -> None:
         reply = await self.redis.execute(
             "EVALSHA", sha, 5, *room_keys, self.versions[room], self.blob, self.change,
-            f"{side}:{request['id']}", REQUEST_TTL_MS, EVENTS_MAXLEN,
+            f"{side}:{request['id']}", REQUEST_TTL_MS, EVENTS_MAXLEN, ROOM_TTL_MS,
         )  # fmt: skip
         status, seq = reply
         if status != b"ok":

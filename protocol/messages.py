@@ -140,6 +140,10 @@ class ErrorCode(StrEnum):
     IDLE_TIMEOUT = "idle_timeout"
     HELLO_TIMEOUT = "hello_timeout"
     TOO_MANY_CONNECTIONS = "too_many_connections"
+    TOO_MANY_ROOMS = "too_many_rooms"
+    TOO_MANY_AI_ROOMS = "too_many_ai_rooms"
+    TOO_MANY_PLAYERS = "too_many_players"
+    TOO_MANY_LOOKUPS = "too_many_lookups"
     INTERNAL = "internal"
 
 

@@ -123,6 +123,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
                 events_maxlen=settings.event_history,
                 hand_ttl_seconds=settings.hand_retention_seconds,
                 player_ttl_seconds=settings.player_retention_seconds,
+                new_player_ttl_seconds=settings.new_player_retention_seconds,
+                room_ttl_seconds=settings.room_idle_seconds,
             ),
         )
         feed = store.feed()

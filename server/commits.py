@@ -18,6 +18,7 @@ from protocol import codec
 from protocol.messages import ErrorCode
 from server.blobs import RoomBlobs, decode_change, decode_room, encode_change
 from server.hub import Hub
+from server.limits import Limits
 from server.requests import RequestFailed
 from server.room import (
     MATCH_RECORDS,
@@ -44,7 +45,10 @@ Change = Callable[[Room, float], tuple[Room, list[dict[str, Any]]]]
 
 
 class Commits:
-    def __init__(self, store: Store, hub: Hub, blobs: RoomBlobs, settings: Settings) -> None:
+    def __init__(
+        self, store: Store, hub: Hub, blobs: RoomBlobs, settings: Settings, limits: Limits
+    ) -> None:
+        self._limits = limits
         self._store = store
         self._hub = hub
         self._blobs = blobs
@@ -53,7 +57,10 @@ class Commits:
     async def create(self, room: Room, events: list[dict[str, Any]]) -> None:
         """Store a new room, its creation as change 0."""
         created = await self._store.create_room(
-            room.id, self._blobs.encode_room(room), encode_change(0, events, None)
+            room.id,
+            self._blobs.encode_room(room),
+            encode_change(0, events, None),
+            ttl_seconds=self._limits.room_ttl(room),
         )
         if not created:
             raise RequestFailed(ErrorCode.INTERNAL, "room id collision; try again")
@@ -106,6 +113,7 @@ class Commits:
                 request_key=request_key,
                 finished=after.status == "finished",
                 while_waiting=while_waiting,
+                ttl_seconds=self._limits.room_ttl(after),
             )
         finally:
             ok = result is not None and result.status is CommitStatus.OK
@@ -124,6 +132,7 @@ class Commits:
     async def _write_owed(self, before: Room, after: Room) -> None:
         """Records and statistics of what the committed change finished: a hand, a match.
         The change stands whatever happens here: what fails is left to the sweep."""
+        await self._limits.room_changed(before, after)
         for what in owed_records(before, after):
             try:
                 await self.write_records(after, what)

@@ -14,10 +14,15 @@ key                        type         holds
 ``{room:ID}:requests``     sorted set   request keys already applied, scored by expiry (ms)
 ``{room:ID}:channel``      pub/sub      one message per commit (see ``server.store.feed``)
 ``player:ID``              hash         ``token_hash``, ``name``, ``created``, ``stat:NAME``
+``player-rooms:ID``        hash         the player's unfinished rooms: room id -> ``ai`` or
+                                        ``people`` (see ``server.limits``)
+``new-players:ADDR``       string       players created from one client address (a digest)
+                                        this minute, with a TTL
 ``invite:CODE``            string       room id, with a TTL
 ``{quickmatch}:queue``     sorted set   waiting player ids, scored by join time (ms)
 ``{quickmatch}:rooms``     hash         waiting player id -> the room they wait in
-``rooms:active``           sorted set   room ids, scored by creation time (ms)
+``rooms:active``           sorted set   room ids not finished, scored by creation, then by when
+                                        the sweep looks at them next (ms); the sweep cleans it
 ``hand:ID``                hash         ``room``, ``finished``, ``blob``; with a TTL
 ``hands:recent``           sorted set   hand ids, scored by finish time (unix seconds)
 ``records:pending``        sorted set   ``ROOM:HAND`` / ``ROOM:match``: bookkeeping (replay record,
@@ -57,7 +62,9 @@ __all__ = [
     "hand",
     "hands_recent",
     "invite",
+    "new_players",
     "player",
+    "player_rooms",
     "quickmatch_queue",
     "quickmatch_rooms",
     "records_pending",
@@ -167,7 +174,7 @@ def _room_keys(room_id: str) -> RoomKeys:
 
 
 def rooms_active() -> str:
-    """``rooms:active``: ids of rooms not finished, scored by creation time (ms)."""
+    """``rooms:active``: ids of rooms not finished, scored by when the sweep looks next."""
     return "rooms:active"
 
 
@@ -177,6 +184,17 @@ def rooms_active() -> str:
 def player(player_id: str) -> str:
     """``player:ID``: the player hash."""
     return "player:" + check_id(player_id, "player id")
+
+
+def player_rooms(player_id: str) -> str:
+    """``player-rooms:ID``: the player's unfinished rooms, room id -> ``ai`` / ``people``."""
+    return "player-rooms:" + check_id(player_id, "player id")
+
+
+def new_players(address_digest: str) -> str:
+    """``new-players:ADDR``: players created from one address this minute (ADDR: a digest of
+    the address, which itself may hold characters no key may)."""
+    return "new-players:" + check_id(address_digest, "address digest")
 
 
 def stat_field(name: str) -> str:

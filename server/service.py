@@ -26,6 +26,7 @@ from server.handlers.players import Players
 from server.handlers.rooms import Rooms
 from server.handlers.workers import Workers
 from server.hub import Hub
+from server.limits import Limits
 from server.periodic import Upkeep
 from server.requests import Reply, RequestFailed
 from server.settings import Settings
@@ -47,9 +48,10 @@ class Service:
         ai_seats: AiSeatKeeper,
     ) -> None:
         self.hub = hub
-        commits = Commits(store, hub, blobs, settings)
-        self.players = Players(store, settings)
-        self.rooms = Rooms(store, hub, commits, settings, dispatcher, ai_seats)
+        limits = Limits(store, settings)
+        commits = Commits(store, hub, blobs, settings, limits)
+        self.players = Players(store, settings, limits)
+        self.rooms = Rooms(store, hub, commits, settings, dispatcher, ai_seats, limits)
         self.play = Play(store, hub, commits)
         self.workers = Workers(store, dispatcher, ai_seats)
         self.upkeep = Upkeep(store, hub, commits, settings, ai_seats)

@@ -87,7 +87,7 @@ class Settings:
     disconnect_grace_seconds: float = 60.0
     default_turn_seconds: int = 0
     hand_retention_seconds: int = 30 * 24 * 3600
-    room_idle_seconds: int = 7 * 24 * 3600
+    room_idle_seconds: int = 24 * 3600
     player_retention_seconds: int = 365 * 24 * 3600
     event_history: int = 10_000
     log_level: str = "INFO"
@@ -97,6 +97,20 @@ class Settings:
     #: An AI-played seat whose worker is gone without a word is asked for again after this.
     ai_lease_seconds: float = 10.0
     turn_clock_interval: float = 1.0
+
+    # -- resource limits (docs/security.md, "Resource limits") ------------------------------
+    #: Unfinished rooms one player may sit in at once (AI, private, quick match).
+    max_open_rooms: int = 5
+    #: Of those, rooms against the AI (each holds an AI seat).
+    max_ai_rooms: int = 3
+    #: New players one client address may create per minute.
+    new_players_per_minute: int = 10
+    #: A player who never finished a hand is forgotten after this long unseen.
+    new_player_retention_seconds: int = 24 * 3600
+    #: A private room nobody joined expires this long after its last change.
+    unjoined_room_seconds: int = 3600
+    #: Failed invite-code and room lookups one client address may make per minute.
+    lookup_failures_per_minute: int = 20
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -135,4 +149,24 @@ class Settings:
             log_format=log_format,
             ai_worker_key=env.get("GIN_AI_WORKER_KEY") or None,
             ai_lease_seconds=_float(env, "GIN_AI_LEASE_SECONDS", cls.ai_lease_seconds, 0.5),
+            **_limits_from_env(env),
         )
+
+
+def _limits_from_env(env: Mapping[str, str]) -> dict[str, int]:
+    """The resource-limit fields of Settings (``GIN_MAX_OPEN_ROOMS`` ...)."""
+    s = Settings
+    return {
+        "max_open_rooms": _int(env, "GIN_MAX_OPEN_ROOMS", s.max_open_rooms, 1),
+        "max_ai_rooms": _int(env, "GIN_MAX_AI_ROOMS", s.max_ai_rooms, 0),
+        "new_players_per_minute": _int(
+            env, "GIN_NEW_PLAYERS_PER_MINUTE", s.new_players_per_minute, 1
+        ),
+        "new_player_retention_seconds": _int(
+            env, "GIN_NEW_PLAYER_RETENTION", s.new_player_retention_seconds, 1
+        ),
+        "unjoined_room_seconds": _int(env, "GIN_UNJOINED_ROOM_SECONDS", s.unjoined_room_seconds, 1),
+        "lookup_failures_per_minute": _int(
+            env, "GIN_LOOKUP_FAILURES_PER_MINUTE", s.lookup_failures_per_minute, 1
+        ),
+    }

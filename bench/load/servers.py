@@ -85,7 +85,12 @@ def server_env(redis_url: str, port: int) -> dict[str, str]:
         GIN_AI_WORKER_KEY=WORKER_KEY,
         GIN_RATE_PER_SECOND="1000000",
         GIN_RATE_BURST="1000000",
-        GIN_MAX_CONNECTIONS_PER_ADDRESS="0",  # every simulated player comes from 127.0.0.1
+        # Every simulated player comes from 127.0.0.1: no per-address or per-player limits.
+        GIN_MAX_CONNECTIONS_PER_ADDRESS="0",
+        GIN_NEW_PLAYERS_PER_MINUTE="100000000",
+        GIN_LOOKUP_FAILURES_PER_MINUTE="100000000",
+        GIN_MAX_OPEN_ROOMS="100000",
+        GIN_MAX_AI_ROOMS="100000",
         GIN_LOG_LEVEL="WARNING",
         GIN_IDLE_TIMEOUT="3600",
     )

@@ -10,6 +10,7 @@ from protocol import messages as m
 from protocol.messages import ErrorCode
 from server import identity
 from server.connection import Connection
+from server.limits import Limits
 from server.requests import Reply, RequestFailed
 from server.settings import Settings
 from server.store import Store
@@ -19,7 +20,8 @@ STAT_FIELDS = ("matches", "wins", "hands", "gins", "undercuts", "points")
 
 
 class Players:
-    def __init__(self, store: Store, settings: Settings) -> None:
+    def __init__(self, store: Store, settings: Settings, limits: Limits) -> None:
+        self._limits = limits
         self._store = store
         self._settings = settings
 
@@ -53,6 +55,7 @@ class Players:
             player_id = identity.new_player_id()
             token = identity.new_token(player_id)
             name = message.name or f"Player {player_id[1:6]}"
+            await self._limits.count_new_player(conn, worker=message.worker_key is not None)
             await store.create_player(player_id, identity.hash_token(token), name)
             conn.player_id = player_id
         conn.name = name

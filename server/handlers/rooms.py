@@ -16,6 +16,7 @@ from server.blobs import decode_room
 from server.commits import Commits
 from server.connection import Connection
 from server.hub import Hub
+from server.limits import Limits
 from server.requests import Reply, RequestFailed, Then
 from server.room import (
     Room,
@@ -65,7 +66,9 @@ class Rooms:
         settings: Settings,
         dispatcher: AiDispatcher,
         ai_seats: AiSeatKeeper,
+        limits: Limits,
     ) -> None:
+        self._limits = limits
         self._store = store
         self._hub = hub
         self._commits = commits
@@ -80,6 +83,7 @@ class Rooms:
         if turn_seconds is None:
             turn_seconds = 0 if message.mode == "ai" else self._settings.default_turn_seconds
         room_id = new_room_id()
+        claim = await self._limits.claim_room(conn, room_id, ai=message.mode == "ai")
         invite = new_invite_code() if message.mode == "private" else None
         room, events = create_room(
             room_id=room_id,
@@ -97,19 +101,25 @@ class Rooms:
         if invite is not None:
             await self._store.put_invite(invite, room_id, INVITE_TTL_SECONDS)
         if message.mode == "ai" and message.level is not None:
-            await self._ai_seats.request(room_id, 1, message.level)
+            await self._ai_seats.request(room_id, 1, message.level, claim.ai_rooms if claim else 0)
         history = await self._follow_from_start(conn, room_id, 0)
         result: dict[str, Any] = {"room": room_id, "seat": 0}
         if invite is not None:
             result["invite"] = invite
         return Reply(result, then=history)
 
-    async def join_room(self, conn: Connection, message: m.JoinRoom) -> Reply:
+    async def join_room(
+        self, conn: Connection, message: m.JoinRoom, *, paired: bool = False
+    ) -> Reply:
+        """``paired``: quick match joins the room of the player it paired with (no lookup)."""
         assert conn.player_id is not None
         room_id = message.room
+        if not paired:
+            self._limits.check_lookup(conn, time.monotonic())
         if message.invite is not None:
             room_id = await self._store.resolve_invite(message.invite.upper())
             if room_id is None:
+                self._limits.lookup_failed(conn, time.monotonic())
                 raise RequestFailed(ErrorCode.NOT_FOUND, "no room has this invite code")
         assert room_id is not None
         if message.seat is not None and not conn.is_worker:
@@ -148,9 +158,13 @@ class Rooms:
             seat_box.append(taken)
             return joined, events
 
+        claim = await self._limits.claim_room(conn, room_id)
         try:
             await self._commits.change(room_id, seat_player, actor=None)
         except RequestFailed as refusal:
+            await self._limits.unclaim(conn, room_id, claim)
+            if refusal.code is ErrorCode.NOT_FOUND and not paired:
+                self._limits.lookup_failed(conn, time.monotonic())
             if message.seat is not None and refusal.code in SEAT_NEEDS_NO_AI:
                 await self._dispatcher.seat_refused(room_id, message.seat)
             raise
@@ -166,6 +180,7 @@ class Rooms:
     async def quick_match(self, conn: Connection, message: m.QuickMatch) -> Reply:
         assert conn.player_id is not None
         room_id = new_room_id()
+        claim = await self._limits.claim_room(conn, room_id)
         room, events = create_room(
             room_id=room_id,
             mode="quick",
@@ -179,8 +194,10 @@ class Rooms:
             outcome = await self._store.quick_match(conn.player_id, room_id)
             if outcome.status is not QuickMatchStatus.PAIRED:
                 break
+            await self._limits.unclaim(conn, room_id, claim)  # the opponent's room counts
             try:
-                joined = await self.join_room(conn, m.JoinRoom(id=message.id, room=outcome.room_id))
+                pairing = m.JoinRoom(id=message.id, room=outcome.room_id)
+                joined = await self.join_room(conn, pairing, paired=True)
             except RequestFailed as refusal:
                 # The waiting player's room was taken by room id, left or swept meanwhile:
                 # that queue entry is gone now, try the next one.
@@ -190,6 +207,7 @@ class Rooms:
             await self._store.expire_room(room_id, 1)
             return Reply({"queued": False, **joined.result}, then=joined.then)
         if outcome.status is QuickMatchStatus.WAITING:
+            await self._limits.unclaim(conn, room_id, claim)
             await self._store.expire_room(room_id, 1)
             raise RequestFailed(ErrorCode.ALREADY_IN_QUEUE, "you are already waiting for a match")
         history = await self._follow_from_start(conn, outcome.room_id, 0)
@@ -204,8 +222,10 @@ class Rooms:
         return Reply({"cancelled": room_id is not None})
 
     async def watch(self, conn: Connection, message: m.Watch) -> Reply:
+        self._limits.check_lookup(conn, time.monotonic())
         version = await self._store.room_version(message.room)
         if version is None:
+            self._limits.lookup_failed(conn, time.monotonic())
             raise RequestFailed(ErrorCode.NOT_FOUND, f"no room {message.room}")
         subscription = await self._hub.follow(conn, message.room, None, -1)
 

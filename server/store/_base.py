@@ -27,6 +27,9 @@ SCRIPT_NAMES = (
     "hash_update",
     "hash_incr",
     "claim_ai_leases",
+    "claim_room",
+    "count_new_player",
+    "touch_player",
 )
 
 
@@ -43,6 +46,9 @@ class Scripts:
         self.hash_update = self._register(redis, "hash_update")
         self.hash_incr = self._register(redis, "hash_incr")
         self.claim_ai_leases = self._register(redis, "claim_ai_leases")
+        self.claim_room = self._register(redis, "claim_room")
+        self.count_new_player = self._register(redis, "count_new_player")
+        self.touch_player = self._register(redis, "touch_player")
 
     @staticmethod
     def _register(redis: Redis, name: str) -> AsyncScript:

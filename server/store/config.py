@@ -18,7 +18,12 @@ class StoreConfig:
     recent_hands_max: int = 1000
     """Cap of the ``hands:recent`` index."""
     player_ttl_seconds: int = 365 * 24 * 3600
-    """A player record not seen (``touch_player``) for this long expires."""
+    """A player record not seen (``touch_player``) for this long expires, once the player
+    finished a hand."""
+    new_player_ttl_seconds: int = 24 * 3600
+    """A player who never finished a hand is forgotten after this long unseen."""
+    room_ttl_seconds: int = 24 * 3600
+    """A room expires this long after its last change (each commit pushes it forward)."""
     ai_requests_maxlen: int = 10_000
     """Approximate cap of the ``ai:requests`` stream."""
     max_connections: int = 64

@@ -34,6 +34,17 @@ _START_TIMEOUT = 20.0
 _STOP_TIMEOUT = 10.0
 
 
+TEST_LIMITS = {
+    "GIN_MAX_OPEN_ROOMS": "1000",
+    "GIN_MAX_AI_ROOMS": "1000",
+    "GIN_NEW_PLAYERS_PER_MINUTE": "100000",
+    "GIN_LOOKUP_FAILURES_PER_MINUTE": "100000",
+    # The cap's own tests set it (tests/abuse/test_limits.py).
+    "GIN_MAX_CONNECTIONS_PER_ADDRESS": "0",
+}
+"""Resource limits of a test server unless its test sets its own."""
+
+
 class ServerProcessError(RuntimeError):
     """The server process did not start, or died."""
 
@@ -112,9 +123,9 @@ class ServerProcess:
                 "GIN_AI_WORKER_KEY": WORKER_KEY,
                 "GIN_LOG_FORMAT": "json",
                 "GIN_LOG_LEVEL": "INFO",
-                # Every test client comes from 127.0.0.1: many people, not one address (the
-                # cap's own tests set it, tests/abuse/test_limits.py).
-                "GIN_MAX_CONNECTIONS_PER_ADDRESS": "0",
+                # Every test connects from 127.0.0.1: per-player and per-address limits that
+                # a person never meets are met by a suite. The abuse tests set small ones.
+                **TEST_LIMITS,
             }
         )
         env.update(self.extra_env)
