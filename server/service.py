@@ -46,6 +46,8 @@ from server.room import (
     leave,
     mark_away,
     mark_back,
+    may_take_seat_by_id,
+    may_watch,
     owed_records,
     records_due,
     rematch_room,
@@ -97,6 +99,10 @@ def new_invite_code() -> str:
 
 def new_seed() -> int:
     return secrets.randbits(63)
+
+
+def new_watch_token() -> str:
+    return secrets.token_urlsafe(16)
 
 
 Handler = Callable[[Connection, Any], Awaitable[dict[str, Any] | None]]
@@ -222,6 +228,8 @@ class Service:
             turn_seconds = 0 if message.mode == "ai" else self.settings.default_turn_seconds
         room_id = new_room_id()
         invite = new_invite_code() if message.mode == "private" else None
+        public = bool(message.public)
+        watch_token = None if public else new_watch_token()
         room, events = create_room(
             room_id=room_id,
             mode=message.mode,
@@ -233,6 +241,8 @@ class Service:
             turn_seconds=turn_seconds,
             invite=invite,
             stand_in_level=STAND_IN_LEVEL if _stand_in_wanted(message) else None,
+            public=public,
+            watch_token=watch_token,
         )
         await self._create(room, events)
         if invite is not None:
@@ -243,6 +253,8 @@ class Service:
         result: dict[str, Any] = {"room": room_id, "seat": 0}
         if invite is not None:
             result["invite"] = invite
+        if watch_token is not None:
+            result["watch_token"] = watch_token
         return result
 
     async def join_room(self, conn: Connection, message: m.JoinRoom) -> dict[str, Any]:
@@ -258,10 +270,14 @@ class Service:
                 ErrorCode.INVALID_ARGUMENT, "only an AI worker names the seat it takes"
             )
         player = Seat(player=conn.player_id, name=conn.name)
+        # A person's free seat by room id alone only in a public room (workers take AI seats).
+        by_id = message.invite is None and not conn.is_worker
         seat_box: list[int] = []
         stood_in: list[bool] = []
 
         def seat_player(room: Room, now: float) -> tuple[Room, list[dict[str, Any]]]:
+            if by_id and not may_take_seat_by_id(room, player.player or ""):
+                raise RequestFailed(ErrorCode.NOT_FOUND, f"no room {message.room}")
             existing = room.seat_of(player.player or "")
             if message.seat is not None and existing not in (None, message.seat):
                 raise RequestFailed(
@@ -347,9 +363,12 @@ class Service:
         return {"cancelled": room_id is not None}
 
     async def watch(self, conn: Connection, message: m.Watch) -> dict[str, Any]:
-        version = await self.store.room_version(message.room)
-        if version is None:
+        loaded = await self.store.load_room(message.room)
+        if loaded is None or not (
+            conn.is_worker or may_watch(decode_room(loaded[1]), conn.player_id, message.watch_token)
+        ):
             raise RequestFailed(ErrorCode.NOT_FOUND, f"no room {message.room}")
+        version = loaded[0]
         subscription = await self.hub.follow(conn, message.room, None, -1)
 
         async def send_snapshot() -> None:
@@ -367,6 +386,10 @@ class Service:
         room = decode_room(blob)
         seat = room.acting_seat(conn.player_id)
         owner = room.seat_of(conn.player_id)
+        if seat is None and not (
+            conn.is_worker or may_watch(room, conn.player_id, message.watch_token)
+        ):
+            raise RequestFailed(ErrorCode.NOT_FOUND, f"no room {message.room}")
         if owner is not None and (room.seats[owner].away_since or room.seats[owner].stand_in):
             await self._change(message.room, lambda current, now: mark_back(current, owner), None)
             if room.seats[owner].stand_in is not None:
@@ -574,7 +597,12 @@ class Service:
                 continue
 
     async def lobby(self, conn: Connection, message: m.Lobby) -> dict[str, Any]:
-        return {"recent_hands": await self.recent_hands(20)}
+        assert conn.player_id is not None
+        mine = await self.store.player_hands(conn.player_id, 20)
+        return {
+            "recent_hands": await self.recent_hands(20),
+            "my_hands": await self._hand_summaries(mine, public_only=False),
+        }
 
     async def stats(self, conn: Connection, message: m.Stats) -> dict[str, Any]:
         assert conn.player_id is not None
@@ -585,10 +613,16 @@ class Service:
     # --- shared steps -------------------------------------------------------------------------
 
     async def recent_hands(self, limit: int) -> list[dict[str, Any]]:
+        """The public list: finished hands of public rooms, newest first."""
+        return await self._hand_summaries(await self.store.recent_hands(limit), public_only=True)
+
+    async def _hand_summaries(
+        self, hand_ids: list[str], *, public_only: bool
+    ) -> list[dict[str, Any]]:
         summaries = []
-        for recent_id in await self.store.recent_hands(limit):
+        for recent_id in hand_ids:
             record = await self.store.get_hand(recent_id)
-            if record is None:
+            if record is None or (public_only and not record.public):
                 continue
             data = codec.unpack(record.blob)
             if isinstance(data, dict):
@@ -628,8 +662,8 @@ class Service:
         """Apply a server-side change, retrying when another change wins the race."""
         for _ in range(CHANGE_RETRIES):
             loaded = await self.store.load_room(room_id)
-            if loaded is None:
-                raise RequestFailed(ErrorCode.NOT_FOUND, f"no room {room_id}")
+            if loaded is None:  # named by nobody: an invite's room may not be named
+                raise RequestFailed(ErrorCode.NOT_FOUND, "no such room")
             version, blob = loaded
             room = decode_room(blob)
             try:
@@ -727,7 +761,10 @@ class Service:
         record = hand_record(room, number, hand_log) if hand_log else None
         if record is None:
             return
-        await self.store.save_hand(record_id, room.id, codec.pack(record), time.time())
+        people = [seat.player for seat in room.seats if seat.player and seat.ai is None]
+        await self.store.save_hand(
+            record_id, room.id, codec.pack(record), time.time(), public=room.public, players=people
+        )
         result = game.results[number - 1]
         last = record["result"]
         knocker = last.get("knocker")
