@@ -128,7 +128,7 @@ async def test_leaving_forfeits_and_rematch_starts_a_new_room(gin_server: Server
 
 
 async def test_stats_lobby_and_replays_of_finished_hands(gin_server: ServerProcess) -> None:
-    a, b, room = await private_match(gin_server.ws_url, gin_server.ws_url, target=60)
+    a, b, room = await private_match(gin_server.ws_url, gin_server.ws_url, target=60, public=True)
     try:
         await play_match([a, b], room, seed=11, greedy=0.9)
         final = await a.wait_for(room, lambda v: v["status"] == "finished")
@@ -151,6 +151,7 @@ async def test_stats_lobby_and_replays_of_finished_hands(gin_server: ServerProce
         listed = [entry["id"] for entry in lobby["recent_hands"]]
         assert listed == hand_ids[::-1][:20]  # newest first, 20 at most
         assert all(entry["room"] == room for entry in lobby["recent_hands"])
+        assert [entry["id"] for entry in lobby["my_hands"]] == hand_ids[::-1][:20]
 
         # every hand, every card: the events replay it to the hands shown at its end
         hands_over = [
