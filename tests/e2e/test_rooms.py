@@ -44,7 +44,8 @@ async def test_invite_flow(gin_server: ServerProcess) -> None:
             assert view["game"]["rules"]["target"] == 50
             check_view(view)
         await expect_error("room_full", c.request("join_room", invite=invite))
-        await expect_error("room_full", c.request("join_room", room=room))
+        # by its id alone a private room is not there for a stranger (docs/protocol.md, Privacy)
+        await expect_error("not_found", c.request("join_room", room=room))
         # joining again is harmless: the same seat
         again = await b.request("join_room", room=room)
         assert again.result["seat"] == 1
