@@ -387,6 +387,7 @@ _CODE = re.compile(r"[a-z][a-z0-9_]{0,63}")
 _ID = "[A-Za-z0-9_-]+"
 _REQUEST_ID: Final = _request_id
 _ROOM: Final = _text(1, 64, pattern=_ID)
+_WATCH_TOKEN: Final = _text(1, 64, pattern=_ID)
 _NAME: Final = _text(1, 32, printable=True, strip=True)
 _SEQ: Final = _integer(0, MAX_SEQ)
 _SEAT: Final = _integer(0, 1)
@@ -602,7 +603,8 @@ class SetName(_Checked):
 
 @dataclass(frozen=True, slots=True)
 class CreateRoom(_Checked):
-    """Open a room against an AI seat (``level`` required) or a private one (invite code)."""
+    """Open a room against an AI seat (``level`` required) or a private one (invite code).
+    ``public`` lists its hands and lets anyone watch it by room id (default: not)."""
 
     t: ClassVar[str] = "create_room"
     id: Annotated[RequestId, _REQUEST_ID]
@@ -611,6 +613,7 @@ class CreateRoom(_Checked):
     rules: Annotated[Rules | None, _nested(Rules)] = None
     turn_seconds: Annotated[int | None, _integer(0, 3600)] = None
     stand_in: Annotated[bool | None, _flag] = None
+    public: Annotated[bool | None, _flag] = None
 
     def _check(self) -> None:
         if self.mode == "ai" and self.level is None:
@@ -651,21 +654,25 @@ class CancelQuickMatch(_Checked):
 
 @dataclass(frozen=True, slots=True)
 class Watch(_Checked):
-    """Spectate a room live (public view only): an ack, then a ``snapshot``, then updates."""
+    """Spectate a room live (public view only): an ack, then a ``snapshot``, then updates.
+    A room that is not public needs its ``watch_token`` (the watch link's)."""
 
     t: ClassVar[str] = "watch"
     id: Annotated[RequestId, _REQUEST_ID]
     room: Annotated[str, _ROOM]
+    watch_token: Annotated[str | None, _WATCH_TOKEN] = None
 
 
 @dataclass(frozen=True, slots=True)
 class Resume(_Checked):
-    """Catch up after a reconnect: ``last_seq`` is the last number seen, -1 for none."""
+    """Catch up after a reconnect: ``last_seq`` is the last number seen, -1 for none. A
+    watcher of a room that is not public gives its ``watch_token`` again."""
 
     t: ClassVar[str] = "resume"
     id: Annotated[RequestId, _REQUEST_ID]
     room: Annotated[str, _ROOM]
     last_seq: Annotated[int, _integer(-1, MAX_SEQ)]
+    watch_token: Annotated[str | None, _WATCH_TOKEN] = None
 
 
 @dataclass(frozen=True, slots=True)

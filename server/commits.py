@@ -71,7 +71,7 @@ class Commits:
         for _ in range(CHANGE_RETRIES):
             loaded = await self._store.load_room(room_id)
             if loaded is None:
-                raise RequestFailed(ErrorCode.NOT_FOUND, f"no room {room_id}")
+                raise RequestFailed(ErrorCode.NOT_FOUND, "no such room")
             version, blob = loaded
             room = decode_room(blob)
             try:
@@ -163,7 +163,10 @@ class Commits:
         record = hand_record(room, number, hand_log) if hand_log else None
         if record is None:
             return
-        await store.save_hand(record_id, room.id, codec.pack(record), time.time())
+        people = [seat.player for seat in room.seats if seat.player and seat.ai is None]
+        await store.save_hand(
+            record_id, room.id, codec.pack(record), time.time(), public=room.public, players=people
+        )
         result = game.results[number - 1]
         last = record["result"]
         knocker = last.get("knocker")

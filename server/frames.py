@@ -35,6 +35,7 @@ _EMPTY_LIST = _pack([])
 _SEAT = {seat: _pack("seat") + _pack(seat) for seat in (0, 1, None)}
 _GAME = _pack("game")
 _INVITE = _pack("invite")
+_WATCH_TOKEN = _pack("watch_token")
 _LEGAL = _pack("legal_actions")
 _EVENTS = _pack("events")
 _VIEW = _pack("view")
@@ -213,7 +214,9 @@ class RoomFrames:
     def _encode_view(self, seat: int | None) -> bytes:
         room_head, room_tail, game_head, game_middle, game_tail, tail_keys = self._shared()
         invite = self._room.invite if seat is not None else None
-        parts = [map_header(_ROOM_KEYS + (invite is not None)), room_head, _SEAT[seat], room_tail]
+        watch_token = self._room.watch_token if seat is not None else None
+        own_keys = (invite is not None) + (watch_token is not None)
+        parts = [map_header(_ROOM_KEYS + own_keys), room_head, _SEAT[seat], room_tail]
         parts.append(_GAME)
         game = self._game
         if game is None:
@@ -229,6 +232,8 @@ class RoomFrames:
             parts.append(game_tail)
         if invite is not None:
             parts += (_INVITE, _pack(invite))
+        if watch_token is not None:
+            parts += (_WATCH_TOKEN, _pack(watch_token))
         return b"".join(parts)
 
 

@@ -23,8 +23,10 @@ key                        type         holds
 ``{quickmatch}:rooms``     hash         waiting player id -> the room they wait in
 ``rooms:active``           sorted set   room ids not finished, scored by creation, then by when
                                         the sweep looks at them next (ms); the sweep cleans it
-``hand:ID``                hash         ``room``, ``finished``, ``blob``; with a TTL
-``hands:recent``           sorted set   hand ids, scored by finish time (unix seconds)
+``hand:ID``                hash         ``room``, ``finished``, ``blob``, ``public``; with a TTL
+``hands:recent``           sorted set   hand ids of public rooms, scored by finish time (unix s)
+``hands:player:ID``        sorted set   a person's own hand ids (any room), scored by finish
+                                        time; capped, with the hands' TTL
 ``records:pending``        sorted set   ``ROOM:HAND`` / ``ROOM:match``: bookkeeping (replay record,
                                         statistics) a change is about to owe, scored by
                                         when (ms); removed once done
@@ -64,6 +66,7 @@ __all__ = [
     "invite",
     "new_players",
     "player",
+    "player_hands",
     "player_rooms",
     "quickmatch_queue",
     "quickmatch_rooms",
@@ -240,6 +243,14 @@ def hand(hand_id: str) -> str:
 def hands_recent() -> str:
     """``hands:recent``: finished hand ids, scored by finish time."""
     return "hands:recent"
+
+
+# -- privacy: a player's own hands ----------------------------------------------------------
+
+
+def player_hands(player_id: str) -> str:
+    """``hands:player:ID``: the hand ids of one person's finished hands, scored by finish time."""
+    return "hands:player:" + check_id(player_id, "player id")
 
 
 def records_pending() -> str:

@@ -6,6 +6,7 @@ stores both atomically and only then tells anyone. Times are passed in (seconds 
 
 from __future__ import annotations
 
+import hmac
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
@@ -116,6 +117,10 @@ class Room:
     next_room: str | None = None
     #: Level of the AI that stands in for a person away longer than the grace (None: off).
     stand_in_level: str | None = None
+    #: Listed (its finished hands) and watchable by room id alone: quick match, or chosen.
+    public: bool = False
+    #: What a watcher of a room that is not public needs besides the room id (its link).
+    watch_token: str | None = None
 
     # --- queries ------------------------------------------------------------------------------
 
@@ -167,6 +172,8 @@ class Room:
             "rematch": list(self.rematch),
             "next_room": self.next_room,
             "stand_in_level": self.stand_in_level,
+            "public": self.public,
+            "watch_token": self.watch_token,
         }
         if not hand_log:
             del data["hand_log"]
@@ -209,6 +216,9 @@ class Room:
             rematch=(bool(rematch[0]), bool(rematch[1])),
             next_room=data["next_room"],
             stand_in_level=data.get("stand_in_level"),
+            # Rooms stored before privacy: quick-match rooms were the public ones.
+            public=bool(data.get("public", data["mode"] == "quick")),
+            watch_token=data.get("watch_token"),
         )
 
 
@@ -252,9 +262,13 @@ def create_room(
     invite: str | None = None,
     opponent: Seat | None = None,
     stand_in_level: str | None = None,
+    public: bool = False,
+    watch_token: str | None = None,
 ) -> tuple[Room, list[Event]]:
     """A new room with the creator in seat 0. An AI room seats the AI in seat 1 and deals at
-    once; a quick-match room is created with both players and deals at once."""
+    once; a quick-match room is created with both players and deals at once. A quick-match
+    room is always public; another is public only if asked (else watching it needs
+    ``watch_token``)."""
     if mode not in ROOM_MODES:
         raise RoomError(f"room mode must be one of {', '.join(ROOM_MODES)}, got {mode!r}")
     if mode == "ai":
@@ -274,6 +288,8 @@ def create_room(
         created_at=now,
         invite=invite,
         stand_in_level=stand_in_level,
+        public=public or mode == "quick",
+        watch_token=watch_token,
     )
     if stand_in_level is not None and stand_in_level not in AI_LEVELS:
         raise RoomError(f"stand-in level must be one of {', '.join(AI_LEVELS)}")
@@ -292,7 +308,7 @@ def join(room: Room, player: Seat, now: float) -> tuple[Room, list[Event], int]:
     if existing is not None:
         return room, [], existing
     if room.status != "waiting" or not room.seats[1].open:
-        raise RoomFull(f"room {room.id} has no open seat")
+        raise RoomFull("the room has no open seat")
     room = replace(room, seats=(room.seats[0], player))
     events: list[Event] = [{"type": "room", "status": "joined", "seats": public_seats(room)}]
     room, started = _start(room, now)
@@ -341,6 +357,8 @@ def act(room: Room, seat: int, action: Action, now: float) -> tuple[Room, list[E
     _set(new, "rematch", room.rematch)
     _set(new, "next_room", room.next_room)
     _set(new, "stand_in_level", room.stand_in_level)
+    _set(new, "public", room.public)
+    _set(new, "watch_token", room.watch_token)
     return new, events
 
 
@@ -490,6 +508,8 @@ def rematch_room(old: Room, room_id: str, seed: int, now: float) -> tuple[Room, 
         seed=seed,
         created_at=now,
         stand_in_level=old.stand_in_level,
+        public=old.public,
+        watch_token=old.watch_token,
     )
     room, events = _start(room, now)
     return room, [{"type": "room", "status": "rematch", "seats": public_seats(room)}, *events]
@@ -645,4 +665,21 @@ def room_view(
         view["connected"] = list(connected)
     if seat is not None and room.invite is not None:
         view["invite"] = room.invite
+    if seat is not None and room.watch_token is not None:
+        view["watch_token"] = room.watch_token
     return view
+
+
+def may_watch(room: Room, player_id: str | None, token: str | None) -> bool:
+    """Whether a requester may follow the room's public view: anyone if the room is public,
+    its players, and whoever brings its watch token."""
+    if room.public or (player_id is not None and room.seat_of(player_id) is not None):
+        return True
+    expected = room.watch_token
+    return token is not None and expected is not None and hmac.compare_digest(token, expected)
+
+
+def may_take_seat_by_id(room: Room, player_id: str) -> bool:
+    """Whether ``join_room {room}`` (by room id, no invite) may seat this player: in a public
+    room, or to take back their own seat. A private room's free seat needs its invite."""
+    return room.public or room.seat_of(player_id) is not None

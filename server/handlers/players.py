@@ -83,13 +83,26 @@ class Players:
         return Reply({name: int(stats.get(name, 0)) for name in STAT_FIELDS})
 
     async def lobby(self, conn: Connection, message: m.Lobby) -> Reply:
-        return Reply({"recent_hands": await self.recent_hands(20)})
+        assert conn.player_id is not None
+        mine = await self._store.player_hands(conn.player_id, 20)
+        return Reply(
+            {
+                "recent_hands": await self.recent_hands(20),
+                "my_hands": await self._hand_summaries(mine, public_only=False),
+            }
+        )
 
     async def recent_hands(self, limit: int) -> list[dict[str, Any]]:
+        """The public list: finished hands of public rooms, newest first."""
+        return await self._hand_summaries(await self._store.recent_hands(limit), public_only=True)
+
+    async def _hand_summaries(
+        self, hand_ids: list[str], *, public_only: bool
+    ) -> list[dict[str, Any]]:
         summaries = []
-        for recent_id in await self._store.recent_hands(limit):
+        for recent_id in hand_ids:
             record = await self._store.get_hand(recent_id)
-            if record is None:
+            if record is None or (public_only and not record.public):
                 continue
             data = codec.unpack(record.blob)
             if isinstance(data, dict):

@@ -30,6 +30,8 @@ from server.room import (
     leave,
     mark_away,
     mark_back,
+    may_take_seat_by_id,
+    may_watch,
     rematch_room,
     request_rematch,
 )
@@ -51,6 +53,10 @@ def new_room_id() -> str:
 
 def new_invite_code() -> str:
     return "".join(secrets.choice(INVITE_ALPHABET) for _ in range(INVITE_LENGTH))
+
+
+def new_watch_token() -> str:
+    return secrets.token_urlsafe(16)
 
 
 def new_seed() -> int:
@@ -85,6 +91,8 @@ class Rooms:
         room_id = new_room_id()
         claim = await self._limits.claim_room(conn, room_id, ai=message.mode == "ai")
         invite = new_invite_code() if message.mode == "private" else None
+        public = bool(message.public)
+        watch_token = None if public else new_watch_token()
         room, events = create_room(
             room_id=room_id,
             mode=message.mode,
@@ -96,6 +104,8 @@ class Rooms:
             turn_seconds=turn_seconds,
             invite=invite,
             stand_in_level=STAND_IN_LEVEL if _stand_in_wanted(message) else None,
+            public=public,
+            watch_token=watch_token,
         )
         await self._commits.create(room, events)
         if invite is not None:
@@ -106,6 +116,8 @@ class Rooms:
         result: dict[str, Any] = {"room": room_id, "seat": 0}
         if invite is not None:
             result["invite"] = invite
+        if watch_token is not None:
+            result["watch_token"] = watch_token
         return Reply(result, then=history)
 
     async def join_room(
@@ -127,10 +139,14 @@ class Rooms:
                 ErrorCode.INVALID_ARGUMENT, "only an AI worker names the seat it takes"
             )
         player = Seat(player=conn.player_id, name=conn.name)
+        # A person's free seat by room id alone only in a public room (workers take AI seats).
+        by_id = message.invite is None and not conn.is_worker
         seat_box: list[int] = []
         stood_in: list[bool] = []
 
         def seat_player(room: Room, now: float) -> tuple[Room, list[dict[str, Any]]]:
+            if by_id and not may_take_seat_by_id(room, player.player or ""):
+                raise RequestFailed(ErrorCode.NOT_FOUND, f"no room {message.room}")
             existing = room.seat_of(player.player or "")
             if message.seat is not None and existing not in (None, message.seat):
                 raise RequestFailed(
@@ -223,10 +239,13 @@ class Rooms:
 
     async def watch(self, conn: Connection, message: m.Watch) -> Reply:
         self._limits.check_lookup(conn, time.monotonic())
-        version = await self._store.room_version(message.room)
-        if version is None:
+        loaded = await self._store.load_room(message.room)
+        if loaded is None or not (
+            conn.is_worker or may_watch(decode_room(loaded[1]), conn.player_id, message.watch_token)
+        ):
             self._limits.lookup_failed(conn, time.monotonic())
             raise RequestFailed(ErrorCode.NOT_FOUND, f"no room {message.room}")
+        version = loaded[0]
         subscription = await self._hub.follow(conn, message.room, None, -1)
 
         async def send_snapshot() -> None:
@@ -243,6 +262,10 @@ class Rooms:
         room = decode_room(blob)
         seat = room.acting_seat(conn.player_id)
         owner = room.seat_of(conn.player_id)
+        if seat is None and not (
+            conn.is_worker or may_watch(room, conn.player_id, message.watch_token)
+        ):
+            raise RequestFailed(ErrorCode.NOT_FOUND, f"no room {message.room}")
         if owner is not None and (room.seats[owner].away_since or room.seats[owner].stand_in):
             await self._commits.change(
                 message.room, lambda current, now: mark_back(current, owner), None

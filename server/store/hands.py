@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from server import keys
@@ -20,12 +21,14 @@ from server.store._base import StoreBase, as_bytes, as_text, check_blob, check_p
 
 @dataclass(frozen=True, slots=True)
 class HandRecord:
-    """A finished hand: its room, when it finished (unix seconds) and the caller's blob."""
+    """A finished hand: its room, when it finished (unix seconds), the caller's blob, and
+    whether its room was public (a record written before privacy counts as not public)."""
 
     hand_id: str
     room_id: str
     finished_at: float
     blob: bytes
+    public: bool = False
 
 
 def _owed_member(room_id: str, what: str) -> str:
@@ -37,26 +40,44 @@ def _owed_member(room_id: str, what: str) -> str:
 class HandOps(StoreBase):
     """``hand:ID`` hashes (with a retention TTL) and the ``hands:recent`` sorted set."""
 
-    async def save_hand(self, hand_id: str, room_id: str, blob: bytes, finished_at: float) -> None:
-        """Keep a finished hand for ``StoreConfig.hand_ttl_seconds`` and list it in
-        ``hands:recent`` (capped at ``StoreConfig.recent_hands_max``; entries older than the
-        retention are dropped). Saving the same hand id again replaces it."""
+    async def save_hand(
+        self,
+        hand_id: str,
+        room_id: str,
+        blob: bytes,
+        finished_at: float,
+        *,
+        public: bool = False,
+        players: Iterable[str] = (),
+    ) -> None:
+        """Keep a finished hand for ``StoreConfig.hand_ttl_seconds``; list it in
+        ``hands:recent`` if its room is ``public``, and in each of ``players``' own list
+        (``hands:player:ID``) whatever the room. Both lists are capped at
+        ``StoreConfig.recent_hands_max`` and drop entries older than the retention. Saving the
+        same hand id again replaces it."""
         key = keys.hand(hand_id)
         keys.check_id(room_id, "room id")
         check_blob(blob, "blob")
         check_positive(finished_at, "finished_at")
         ttl = self._config.hand_ttl_seconds
-        recent = keys.hands_recent()
-        # Two hash slots (hand:ID, hands:recent): a plain pipeline, record first, index second.
+        lists = [keys.player_hands(player_id) for player_id in players]
+        if public:
+            lists.append(keys.hands_recent())
+        flag = "1" if public else "0"
+        record = ("HSET", key, "room", room_id, "finished", repr(finished_at), "blob", blob)
+        commands = [self._fast(*record, "public", flag), self._fast("EXPIRE", key, ttl)]
+        for index in lists:
+            commands += [
+                self._fast("ZADD", index, repr(finished_at), hand_id),
+                self._fast("ZREMRANGEBYSCORE", index, "-inf", f"({time.time() - ttl}"),
+                self._fast("ZREMRANGEBYRANK", index, 0, -self._config.recent_hands_max - 1),
+            ]
+            if index != keys.hands_recent():
+                commands.append(self._fast("EXPIRE", index, ttl))
+        # Several hash slots (hand:ID, the lists): a plain pipeline, record first, lists next.
         # Sent together, answered in order (the direct connection writes the commands of one
         # turn of the event loop at once).
-        await asyncio.gather(
-            self._fast("HSET", key, "room", room_id, "finished", repr(finished_at), "blob", blob),
-            self._fast("EXPIRE", key, ttl),
-            self._fast("ZADD", recent, repr(finished_at), hand_id),
-            self._fast("ZREMRANGEBYSCORE", recent, "-inf", f"({time.time() - ttl}"),
-            self._fast("ZREMRANGEBYRANK", recent, 0, -self._config.recent_hands_max - 1),
-        )
+        await asyncio.gather(*commands)
 
     async def hand_exists(self, hand_id: str) -> bool:
         return bool(await self._fast("EXISTS", keys.hand(hand_id)))
@@ -92,10 +113,17 @@ class HandOps(StoreBase):
             room_id=as_text(raw[b"room"]),
             finished_at=float(raw[b"finished"]),
             blob=as_bytes(raw[b"blob"]),
+            public=raw.get(b"public") == b"1",
         )
 
     async def recent_hands(self, limit: int = 20) -> list[str]:
         """Ids of the most recently finished hands, newest first."""
         check_positive(limit, "limit")
         ids = await self._redis.zrevrange(keys.hands_recent(), 0, int(limit) - 1)
+        return [as_text(hand_id) for hand_id in ids]
+
+    async def player_hands(self, player_id: str, limit: int = 20) -> list[str]:
+        """Ids of one person's most recently finished hands (any room), newest first."""
+        check_positive(limit, "limit")
+        ids = await self._redis.zrevrange(keys.player_hands(player_id), 0, int(limit) - 1)
         return [as_text(hand_id) for hand_id in ids]

@@ -166,7 +166,7 @@ async def test_a_valid_token_acts_only_for_its_own_seat(server_factory: ServerFa
         await refuse("not_your_turn", waiter.act(room, kind, card, seq=seq))
         # a stranger with a valid token of her own: no seat here, whatever she tries
         await refuse("not_a_player", eve.act(room, kind, card, seq=seq))
-        await refuse("room_full", eve.request("join_room", room=room))
+        await refuse("not_found", eve.request("join_room", room=room))  # a private room's id
         await refuse("room_full", eve.request("join_room", invite=created.result["invite"]))
         # ... nor by saying hello again on her connection with the mover's token: a
         # connection keeps the identity of its first hello
@@ -176,7 +176,8 @@ async def test_a_valid_token_acts_only_for_its_own_seat(server_factory: ServerFa
         await refuse("invalid_argument", eve.request(switch))
         await refuse("not_a_player", eve.act(room, kind, card, seq=seq))
         # as a spectator she sees no hand and still cannot act
-        resumed = await eve.request("resume", room=room, last_seq=-1)
+        watch = created.result["watch_token"]  # given the watch link
+        resumed = await eve.request("resume", room=room, last_seq=-1, watch_token=watch)
         assert resumed.result.get("seat") is None, resumed.result
         spectator = await eve.wait_for(room)
         assert spectator["seat"] is None and "cards" not in spectator["game"], spectator
@@ -186,7 +187,7 @@ async def test_a_valid_token_acts_only_for_its_own_seat(server_factory: ServerFa
         # ... and she is no AI worker
         await refuse("not_authenticated", eve.request("ai_subscribe", capacity=1))
         ai_room = (await eve.request("create_room", mode="ai", level="easy")).result["room"]
-        await refuse("room_full", ada.request("join_room", room=ai_room))
+        await refuse("not_found", ada.request("join_room", room=ai_room))  # not hers, not public
         for seat in (0, 1):  # naming a seat is a worker's: nobody else takes an AI's seat so
             await refuse("invalid_argument", ada.request("join_room", room=ai_room, seat=seat))
         # nothing changed: the mover still moves at the same number

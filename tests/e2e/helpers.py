@@ -159,12 +159,20 @@ async def play_match(
 
 
 async def private_match(
-    url_a: str, url_b: str, *, target: int = 10, record: bool = False, **hello: Any
+    url_a: str,
+    url_b: str,
+    *,
+    target: int = 10,
+    record: bool = False,
+    public: bool = False,
+    **hello: Any,
 ) -> tuple[Session, Session, str]:
-    """Two new players, a private room of ``a`` joined by ``b`` with the invite code."""
+    """Two new players, a private room of ``a`` joined by ``b`` with the invite code (a
+    ``public`` one: its hands listed, anyone may watch it)."""
     a = await Session.connect(url_a, name="Ada", record=record, **hello)
     b = await Session.connect(url_b, name="Bob", record=record, **hello)
-    created = await a.request("create_room", mode="private", rules={"target": target})
+    options: dict[str, Any] = {"public": True} if public else {}
+    created = await a.request("create_room", mode="private", rules={"target": target}, **options)
     room = created.result["room"]
     await b.request("join_room", invite=created.result["invite"])
     await a.wait_for(room, lambda view: view["game"] is not None)

@@ -38,7 +38,7 @@ async def _series(url: str, worker: int, matches: int) -> tuple[list[Session], l
         created = await a.request("create_room", mode="private", rules={"target": 10})
         room = created.result["room"]
         rooms.append(room)
-        await spectator.request("watch", room=room)
+        await spectator.request("watch", room=room, watch_token=created.result["watch_token"])
         await b.request("join_room", invite=created.result["invite"])
         greedy = GREEDY[index % len(GREEDY)]
         await play_match([a, b], room, seed=worker * 1000 + index, greedy=greedy)

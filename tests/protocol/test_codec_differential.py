@@ -218,6 +218,8 @@ FIELDS: dict[str, st.SearchStrategy[Any]] = {
     ),
     "turn_seconds": st.integers(0, 3600),
     "stand_in": st.booleans(),
+    "public": st.booleans(),
+    "watch_token": ids,
     "room": ids,
     "invite": ids,
     "last_seq": st.integers(-1, 2**53 - 1),

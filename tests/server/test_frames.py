@@ -32,6 +32,7 @@ def changes(seed: int) -> Iterator[tuple[Room, int, list[Event]]]:
         level="easy" if mode == "ai" else None,
         invite="INVITE23" if mode == "private" else None,
         turn_seconds=rnd.choice((0, 30)),
+        watch_token=None if mode == "quick" else "wATCHtOKEN_-23",
     )
     seq = 0
     yield room, seq, events

@@ -57,8 +57,8 @@ export class App implements AppActions {
     if (saved) {
       // resume from the saved number when we have the view that goes with it, else from scratch
       const tracker = saved.view
-        ? new RoomTracker(saved.room, saved.lastSeq, saved.view)
-        : new RoomTracker(saved.room, -1, null);
+        ? new RoomTracker(saved.room, saved.lastSeq, saved.view, saved.watchToken ?? null)
+        : new RoomTracker(saved.room, -1, null, saved.watchToken ?? null);
       this.session.follow(tracker, false);
     }
     this.session.on({
@@ -99,12 +99,12 @@ export class App implements AppActions {
         this.render();
       },
     });
-    window.addEventListener("popstate", () => this.enterRoute(parseRoute(location.pathname)));
+    window.addEventListener("popstate", () => this.enterRoute(parseRoute(location.pathname, location.search)));
     document.addEventListener("keydown", (event) => {
       if (event.key === "Escape" && this.pick) this.setPick(null);
     });
     setInterval(() => this.tickClock(), 1000);
-    let route = parseRoute(location.pathname);
+    let route = parseRoute(location.pathname, location.search);
     const tracker = this.session.tracker;
     if (route.name === "lobby" && tracker && tracker.view?.status !== "finished") {
       route = { name: "room", id: tracker.room };
@@ -152,7 +152,7 @@ export class App implements AppActions {
         if (this.session.online) this.loadLobby();
         break;
       case "room":
-        if (this.session.tracker?.room !== route.id) this.followRoom(route.id, true);
+        if (this.session.tracker?.room !== route.id) this.followRoom(route.id, true, route.watch);
         break;
       case "join":
         void this.join(route.code);
@@ -169,11 +169,11 @@ export class App implements AppActions {
     if (route.name !== "room") heading?.focus({ preventScroll: true });
   }
 
-  followRoom(room: string, resume: boolean): void {
+  followRoom(room: string, resume: boolean, watchToken?: string): void {
     this.pendingResult = null;
     this.rematchAsked = false;
     this.busy = false;
-    this.session.follow(new RoomTracker(room, -1, null), resume);
+    this.session.follow(new RoomTracker(room, -1, null, watchToken ?? null), resume);
   }
 
   // --- server changes ----------------------------------------------------------------------------

@@ -104,6 +104,8 @@ export interface RoomView {
   next_room: string | null;
   game: GameView | null;
   invite?: string;
+  /** Seats of a room that is not public only: the watch link is /room/ID?watch=TOKEN. */
+  watch_token?: string;
   connected?: boolean[];
 }
 

@@ -14,6 +14,8 @@ export interface SavedRoom {
   room: string;
   lastSeq: number;
   view: RoomView | null;
+  /** The watch token of a room watched by its link (rooms that are not public). */
+  watchToken?: string | null;
 }
 
 export type Stats = Record<string, number>;
@@ -86,7 +88,9 @@ export class Persist {
   get room(): SavedRoom | null {
     const saved = this.getJson<SavedRoom>("room");
     if (!saved || typeof saved.room !== "string" || typeof saved.lastSeq !== "number") return null;
-    return { room: saved.room, lastSeq: saved.lastSeq, view: saved.view ?? null };
+    const room: SavedRoom = { room: saved.room, lastSeq: saved.lastSeq, view: saved.view ?? null };
+    if (typeof saved.watchToken === "string") room.watchToken = saved.watchToken;
+    return room;
   }
   set room(value: SavedRoom | null) {
     this.set("room", value === null ? null : JSON.stringify(value));

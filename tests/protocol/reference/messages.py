@@ -554,6 +554,7 @@ class CreateRoom(_Checked):
     rules: Annotated[Rules | None, _nested(Rules)] = None
     turn_seconds: Annotated[int | None, _integer(0, 3600)] = None
     stand_in: Annotated[bool | None, _flag] = None
+    public: Annotated[bool | None, _flag] = None
 
     def _check(self) -> None:
         if self.mode == "ai" and self.level is None:
@@ -599,6 +600,7 @@ class Watch(_Checked):
     t: ClassVar[str] = "watch"
     id: Annotated[RequestId, _REQUEST_ID]
     room: Annotated[str, _ROOM]
+    watch_token: Annotated[str | None, _ROOM] = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -609,6 +611,7 @@ class Resume(_Checked):
     id: Annotated[RequestId, _REQUEST_ID]
     room: Annotated[str, _ROOM]
     last_seq: Annotated[int, _integer(-1, MAX_SEQ)]
+    watch_token: Annotated[str | None, _ROOM] = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -89,6 +89,7 @@ export const ar: Dictionary = {
   "invite.waiting": "في انتظار صديقك. أرسل إليه هذا الرابط:",
   "invite.copy": "انسخ الرابط",
   "invite.copied": "نُسخ الرابط",
+  "invite.watchLink": "انسخ رابط المشاهدين",
   "invite.code": "الرمز: {code}",
 
   "seat.away": "غائب",

@@ -88,6 +88,7 @@ export const en = {
   "invite.waiting": "Waiting for your friend. Send them this link:",
   "invite.copy": "Copy link",
   "invite.copied": "Link copied",
+  "invite.watchLink": "Copy the link for spectators",
   "invite.code": "Code: {code}",
 
   "seat.away": "away",

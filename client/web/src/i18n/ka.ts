@@ -89,6 +89,7 @@ export const ka: Dictionary = {
   "invite.waiting": "ველოდებით თქვენს მეგობარს. გაუგზავნეთ ეს ბმული:",
   "invite.copy": "ბმულის კოპირება",
   "invite.copied": "ბმული დაკოპირდა",
+  "invite.watchLink": "მაყურებლების ბმულის დაკოპირება",
   "invite.code": "კოდი: {code}",
 
   "seat.away": "არ არის ხაზზე",

@@ -88,6 +88,7 @@ export const ru: Dictionary = {
   "invite.waiting": "Ждём вашего друга. Отправьте ему эту ссылку:",
   "invite.copy": "Копировать ссылку",
   "invite.copied": "Ссылка скопирована",
+  "invite.watchLink": "Скопировать ссылку для зрителей",
   "invite.code": "Код: {code}",
 
   "seat.away": "нет на связи",

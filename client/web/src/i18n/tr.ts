@@ -89,6 +89,7 @@ export const tr: Dictionary = {
   "invite.waiting": "Arkadaşın bekleniyor. Ona bu bağlantıyı gönder:",
   "invite.copy": "Bağlantıyı kopyala",
   "invite.copied": "Bağlantı kopyalandı",
+  "invite.watchLink": "İzleyiciler için bağlantıyı kopyala",
   "invite.code": "Kod: {code}",
 
   "seat.away": "bağlantı yok",

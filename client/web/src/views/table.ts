@@ -7,6 +7,7 @@ import { h } from "../dom";
 import { t, tSeat } from "../i18n";
 import type { Action, GameView, RoomView } from "../protocol";
 import type { AppActions } from "./actions";
+import { routePath } from "../routes";
 import { cardBack, cardFace } from "./common";
 import { renderMatchOver, renderResult } from "./result";
 
@@ -321,6 +322,16 @@ function renderWaiting(app: AppActions, view: RoomView): HTMLElement {
   );
 }
 
+/** The link that lets a friend watch a room that is not public (a stranger cannot). */
+function renderWatchLink(app: AppActions, room: string, token: string): HTMLElement {
+  const link = `${location.origin}${routePath({ name: "room", id: room, watch: token })}`;
+  return h(
+    "button",
+    { class: "link", "data-key": "watch-link", "data-testid": "watch-link", "data-link": link, onclick: () => void app.copy(link) },
+    app.copied ? t("invite.copied") : t("invite.watchLink"),
+  );
+}
+
 export function renderTable(app: AppActions): HTMLElement {
   const view = app.view;
   if (!view) return h("p", { class: "loading", "data-testid": "table-loading" }, t("conn.connecting"));
@@ -387,6 +398,7 @@ export function renderTable(app: AppActions): HTMLElement {
     h(
       "p",
       { class: "leave-row" },
+      seat !== null && view.watch_token ? renderWatchLink(app, view.room, view.watch_token) : null,
       !finished && seat !== null
         ? h(
             "button",
