@@ -82,12 +82,14 @@ def _head_sources(room: Room) -> Sources:
         room.rematch,
         room.next_room,
         room.stand_in_level,
+        room.turn_bank,
+        room.banks,
     )
 
 
 def _head(room: Room) -> bytes:
     """The stored room's entries but its game and its turn's deadline (which a turn clock
-    moves at every move): 15, encoded without the map's header."""
+    moves at every move): 17, encoded without the map's header."""
     data = room.to_dict(hand_log=False, game=False)
     del data["turn_deadline"]
     return map_body(codec.pack(data, validate=False))
@@ -104,8 +106,8 @@ def _hand_constants(record: dict[str, Any], seed: int, rng: int) -> tuple[bytes,
     )
 
 
-#: 15 + 1 entries and the game; the game: 4 + 9 + 2 entries and the history.
-_ROOM_MAP = map_header(17)
+#: 17 + 1 entries and the game; the game: 4 + 9 + 2 entries and the history.
+_ROOM_MAP = map_header(19)
 _TURN_DEADLINE = codec.pack("turn_deadline")
 _GAME_MAP = map_header(16)
 _GAME = codec.pack("game")

@@ -45,11 +45,20 @@ class RoomClosed(RoomError):
     code = "illegal_action"
 
 
+class OpponentPresent(RoomError):
+    code = "opponent_present"
+
+
+class NotAwayLongEnough(RoomError):
+    code = "not_away_long_enough"
+
+
 @dataclass(frozen=True, slots=True)
 class Seat:
     """One seat: the player bound to it (by id), the name shown, its AI level if it is an AI
-    seat, and for a person: since when they are away, and the AI standing in for them (its
-    level, and the worker bound to play it) until they come back."""
+    seat, and for a person: since when they are away, whether they have been away past the
+    grace (``away_choice``: the other person may claim the win or call a stand-in), and the AI
+    standing in for them (its level, and the worker bound to play it) until they come back."""
 
     player: str | None = None
     name: str | None = None
@@ -57,6 +66,7 @@ class Seat:
     away_since: float | None = None
     stand_in: str | None = None
     agent: str | None = None
+    away_choice: bool = False
 
     @property
     def open(self) -> bool:
@@ -82,6 +92,7 @@ class Seat:
             "away_since": self.away_since,
             "stand_in": self.stand_in,
             "agent": self.agent,
+            "away_choice": self.away_choice,
         }
 
     @classmethod
@@ -93,6 +104,7 @@ class Seat:
             away_since=data.get("away_since"),
             stand_in=data.get("stand_in"),
             agent=data.get("agent"),
+            away_choice=bool(data.get("away_choice", False)),
         )
 
 
@@ -116,6 +128,10 @@ class Room:
     next_room: str | None = None
     #: Level of the AI that stands in for a person away longer than the grace (None: off).
     stand_in_level: str | None = None
+    #: The time bank each seat starts the match with (seconds); ``banks``: what is left of it.
+    #: A turn's deadline is its ``turn_seconds`` plus the bank left to the seat to play.
+    turn_bank: int = 0
+    banks: tuple[float, float] = (0.0, 0.0)
 
     # --- queries ------------------------------------------------------------------------------
 
@@ -167,6 +183,8 @@ class Room:
             "rematch": list(self.rematch),
             "next_room": self.next_room,
             "stand_in_level": self.stand_in_level,
+            "turn_bank": self.turn_bank,
+            "banks": list(self.banks),
         }
         if not hand_log:
             del data["hand_log"]
@@ -191,6 +209,7 @@ class Room:
         seats = [Seat.from_dict(seat) for seat in data["seats"]]
         game = data["game"]
         rematch = data["rematch"]
+        banks = data.get("banks", (0.0, 0.0))
         return cls(
             id=data["id"],
             mode=data["mode"],
@@ -209,6 +228,8 @@ class Room:
             rematch=(bool(rematch[0]), bool(rematch[1])),
             next_room=data["next_room"],
             stand_in_level=data.get("stand_in_level"),
+            turn_bank=data.get("turn_bank", 0),
+            banks=(float(banks[0]), float(banks[1])),
         )
 
 
@@ -252,6 +273,7 @@ def create_room(
     invite: str | None = None,
     opponent: Seat | None = None,
     stand_in_level: str | None = None,
+    turn_bank: int = 0,
 ) -> tuple[Room, list[Event]]:
     """A new room with the creator in seat 0. An AI room seats the AI in seat 1 and deals at
     once; a quick-match room is created with both players and deals at once."""
@@ -274,6 +296,8 @@ def create_room(
         created_at=now,
         invite=invite,
         stand_in_level=stand_in_level,
+        turn_bank=turn_bank,
+        banks=(float(turn_bank), float(turn_bank)),
     )
     if stand_in_level is not None and stand_in_level not in AI_LEVELS:
         raise RoomError(f"stand-in level must be one of {', '.join(AI_LEVELS)}")
@@ -319,7 +343,8 @@ def act(room: Room, seat: int, action: Action, now: float) -> tuple[Room, list[E
     status: Literal["waiting", "playing", "finished"] = (
         "finished" if game.phase is Phase.MATCH_OVER else "playing"
     )
-    deadline = now + room.turn_seconds if room.turn_seconds and game.turn is not None else None
+    banks = _banks_after(room, seat, now)
+    deadline = _deadline_of(room.turn_seconds, banks, game, now)
     # ``replace(room, game=game, hand_log=log, status=status, turn_deadline=deadline)`` at a
     # third of the cost (``replace`` inspects the dataclass's fields on every call): the frozen
     # instance is filled in as its ``__init__`` would (a test holds them equal).
@@ -341,6 +366,8 @@ def act(room: Room, seat: int, action: Action, now: float) -> tuple[Room, list[E
     _set(new, "rematch", room.rematch)
     _set(new, "next_room", room.next_room)
     _set(new, "stand_in_level", room.stand_in_level)
+    _set(new, "turn_bank", room.turn_bank)
+    _set(new, "banks", banks)
     return new, events
 
 
@@ -490,6 +517,8 @@ def rematch_room(old: Room, room_id: str, seed: int, now: float) -> tuple[Room, 
         seed=seed,
         created_at=now,
         stand_in_level=old.stand_in_level,
+        turn_bank=old.turn_bank,
+        banks=(float(old.turn_bank), float(old.turn_bank)),
     )
     room, events = _start(room, now)
     return room, [{"type": "room", "status": "rematch", "seats": public_seats(room)}, *events]
@@ -542,7 +571,8 @@ def mark_back(room: Room, seat: int) -> tuple[Room, list[Event]]:
     current = room.seats[seat]
     if current.away_since is None and current.stand_in is None:
         return room, []
-    room = _with_seat(room, seat, replace(current, away_since=None, stand_in=None, agent=None))
+    back = replace(current, away_since=None, stand_in=None, agent=None, away_choice=False)
+    room = _with_seat(room, seat, back)
     return room, [{"type": "presence", "seat": seat, "away": False}]
 
 
@@ -563,6 +593,62 @@ def start_stand_in(room: Room, seat: int, now: float, grace: float) -> tuple[Roo
         return room, []
     room = _with_seat(room, seat, replace(current, stand_in=level))
     return room, [{"type": "stand_in", "seat": seat, "level": level}]
+
+
+def open_away_choice(room: Room, seat: int, now: float, grace: float) -> tuple[Room, list[Event]]:
+    """The person of ``seat`` has been away longer than ``grace`` seconds in a room between
+    people: the other person may now claim the win (``claim_win``) or let an AI stand in
+    (``call_stand_in``). The seat says so (``away_choice``) and a ``presence`` event tells."""
+    _check_seat(seat)
+    current = room.seats[seat]
+    if current.away_choice or not _people_room(room) or room.status != "playing":
+        return room, []
+    if current.away_since is None or now < current.away_since + grace:
+        return room, []
+    room = _with_seat(room, seat, replace(current, away_choice=True))
+    return room, [{"type": "presence", "seat": seat, "away": True, "choice": True}]
+
+
+def claim_win(room: Room, seat: int, now: float, grace: float) -> tuple[Room, list[Event]]:
+    """The person of ``seat`` claims the match of an opponent away longer than ``grace``: the
+    opponent forfeits, as if they had left."""
+    return leave(room, _away_opponent(room, seat, now, grace), now)
+
+
+def call_stand_in(
+    room: Room, seat: int, level: str, now: float, grace: float
+) -> tuple[Room, list[Event]]:
+    """The person of ``seat`` lets an AI of ``level`` play for an opponent away longer than
+    ``grace``, until that opponent comes back (``mark_back``)."""
+    if level not in AI_LEVELS:
+        raise RoomError(f"stand-in level must be one of {', '.join(AI_LEVELS)}")
+    away = _away_opponent(room, seat, now, grace)
+    current = room.seats[away]
+    if current.stand_in is not None:
+        raise RoomClosed(f"an AI plays seat {away} of room {room.id} already")
+    room = _with_seat(room, away, replace(current, stand_in=level))
+    return room, [{"type": "stand_in", "seat": away, "level": level}]
+
+
+def _away_opponent(room: Room, seat: int, now: float, grace: float) -> int:
+    """The opponent's seat, when the person of ``seat`` may decide for it: the match is on
+    and the opponent, a person, has been away longer than ``grace``."""
+    _check_seat(seat)
+    if room.status != "playing":
+        raise RoomClosed(f"room {room.id} is {room.status}: no match in play")
+    opponent = 1 - seat
+    away = room.seats[opponent].away_since
+    if not _people_room(room) or away is None:
+        raise OpponentPresent(f"the player of seat {opponent} is here")
+    if now < away + grace:
+        raise NotAwayLongEnough(
+            f"the player of seat {opponent} has not been away for {grace:g} s yet"
+        )
+    return opponent
+
+
+def _people_room(room: Room) -> bool:
+    return all(seat.ai is None and seat.player is not None for seat in room.seats)
 
 
 def bind_stand_in(room: Room, seat: int, player_id: str) -> tuple[Room, list[Event]]:
@@ -603,10 +689,31 @@ def _start(room: Room, now: float) -> tuple[Room, list[Event]]:
 
 
 def _deadline(room: Room, now: float) -> float | None:
-    game = room.game
-    if not room.turn_seconds or game is None or game.turn is None:
+    return _deadline_of(room.turn_seconds, room.banks, room.game, now)
+
+
+def _deadline_of(
+    turn_seconds: int, banks: tuple[float, float], game: GameState | None, now: float
+) -> float | None:
+    """When the turn that begins at ``now`` runs out: its seconds plus the seat's bank left."""
+    if not turn_seconds or game is None or game.turn is None:
         return None
-    return now + room.turn_seconds
+    return now + turn_seconds + banks[game.turn]
+
+
+def _banks_after(room: Room, seat: int, now: float) -> tuple[float, float]:
+    """The banks once ``seat`` has played at ``now``: the time its turn took past the turn's
+    own seconds comes off its bank."""
+    deadline, game = room.turn_deadline, room.game
+    if deadline is None or game is None or game.turn != seat:
+        return room.banks
+    left = room.banks[seat]
+    over = now - (deadline - left)
+    if over <= 0:
+        return room.banks
+    banks = [room.banks[0], room.banks[1]]
+    banks[seat] = max(0.0, left - over)
+    return (banks[0], banks[1])
 
 
 def public_seats(room: Room) -> list[dict[str, Any]]:
@@ -618,6 +725,7 @@ def public_seats(room: Room) -> list[dict[str, Any]]:
             "open": seat.open,
             "away": seat.away_since is not None,
             "stand_in": seat.stand_in,
+            "away_choice": seat.away_choice,
         }
         for seat in room.seats
     ]
@@ -635,6 +743,8 @@ def room_view(
         "seat": seat,
         "turn_seconds": room.turn_seconds,
         "turn_deadline": room.turn_deadline,
+        "turn_bank": room.turn_bank,
+        "banks": list(room.banks),
         "forfeit": room.forfeit,
         "winner": room.winner,
         "rematch": list(room.rematch),
