@@ -42,7 +42,9 @@ __all__ = [
     "AiSeat",
     "AiSubscribe",
     "Bye",
+    "CallStandIn",
     "CancelQuickMatch",
+    "ClaimWin",
     "ClientMessage",
     "CreateRoom",
     "Direction",
@@ -137,6 +139,8 @@ class ErrorCode(StrEnum):
     BAD_ORIGIN = "bad_origin"
     INVALID_ARGUMENT = "invalid_argument"
     ALREADY_IN_QUEUE = "already_in_queue"
+    OPPONENT_PRESENT = "opponent_present"
+    NOT_AWAY_LONG_ENOUGH = "not_away_long_enough"
     IDLE_TIMEOUT = "idle_timeout"
     INTERNAL = "internal"
 
@@ -605,6 +609,7 @@ class CreateRoom(_Checked):
     rules: Annotated[Rules | None, _nested(Rules)] = None
     turn_seconds: Annotated[int | None, _integer(0, 3600)] = None
     stand_in: Annotated[bool | None, _flag] = None
+    turn_bank: Annotated[int | None, _integer(0, 3600)] = None
 
     def _check(self) -> None:
         if self.mode == "ai" and self.level is None:
@@ -678,6 +683,24 @@ class Leave(_Checked):
     """Leave a room; a player leaving a running match forfeits it."""
 
     t: ClassVar[str] = "leave"
+    id: Annotated[RequestId, _REQUEST_ID]
+    room: Annotated[str, _ROOM]
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimWin(_Checked):
+    """Claim the match of an opponent away past the grace period: the opponent forfeits."""
+
+    t: ClassVar[str] = "claim_win"
+    id: Annotated[RequestId, _REQUEST_ID]
+    room: Annotated[str, _ROOM]
+
+
+@dataclass(frozen=True, slots=True)
+class CallStandIn(_Checked):
+    """Let an AI play for an opponent away past the grace period, until they come back."""
+
+    t: ClassVar[str] = "stand_in"
     id: Annotated[RequestId, _REQUEST_ID]
     room: Annotated[str, _ROOM]
 
@@ -814,6 +837,8 @@ ClientMessage: TypeAlias = (
     | Lobby
     | Stats
     | AiSubscribe
+    | ClaimWin
+    | CallStandIn
 )
 ServerMessage: TypeAlias = (
     Ack | Error | Pong | Update | Snapshot | RoomAssigned | AiSeat | Reconnect | Bye
@@ -836,6 +861,8 @@ _CLIENT_CLASSES: tuple[type[ClientMessage], ...] = (
     Lobby,
     Stats,
     AiSubscribe,
+    ClaimWin,
+    CallStandIn,
 )
 _SERVER_CLASSES: tuple[type[ServerMessage], ...] = (
     Ack,

@@ -125,6 +125,7 @@ async def _turn_clock(service: Service, interval: float) -> None:
         try:
             await service.expire_turns()
             await service.start_stand_ins()
+            await service.open_away_choices()
             if loop.time() >= next_owed:
                 next_owed = loop.time() + OWED_SWEEP_EVERY
                 await service.write_owed_records()

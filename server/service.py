@@ -8,6 +8,7 @@ to the requester and the update reaches every follower through the hub.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import logging
 import secrets
@@ -36,6 +37,8 @@ from server.room import (
     bind_ai_seat,
     bind_offered_seat,
     bind_stand_in,
+    call_stand_in,
+    claim_win,
     create_room,
     expire_turn,
     hand_id,
@@ -46,6 +49,7 @@ from server.room import (
     leave,
     mark_away,
     mark_back,
+    open_away_choice,
     owed_records,
     records_due,
     rematch_room,
@@ -131,6 +135,8 @@ class Service:
             m.Lobby: self.lobby,
             m.Stats: self.stats,
             m.AiSubscribe: self.ai_subscribe,
+            m.ClaimWin: self.claim_win,
+            m.CallStandIn: self.call_stand_in,
         }
 
     async def handle(self, conn: Connection, message: m.Message) -> None:
@@ -233,6 +239,7 @@ class Service:
             turn_seconds=turn_seconds,
             invite=invite,
             stand_in_level=STAND_IN_LEVEL if _stand_in_wanted(message) else None,
+            turn_bank=self._turn_bank(turn_seconds, message.turn_bank),
         )
         await self._create(room, events)
         if invite is not None:
@@ -314,6 +321,7 @@ class Service:
             seed=new_seed(),
             now=time.time(),
             turn_seconds=self.settings.default_turn_seconds,
+            turn_bank=self._turn_bank(self.settings.default_turn_seconds, None),
         )
         await self._create(room, events)
         while True:  # each round takes one entry off the queue: it ends
@@ -490,6 +498,38 @@ class Service:
         if conn.is_worker and subscription is not None and subscription.seat is not None:
             self.dispatcher.seat_released(conn, message.room, subscription.seat)
         return {"room": message.room, "seq": version}
+
+    async def claim_win(self, conn: Connection, message: m.ClaimWin) -> dict[str, Any]:
+        """The opponent is away past the grace: the match ends, they forfeit."""
+        player_id = conn.player_id or ""
+        grace = self.settings.disconnect_grace_seconds
+
+        def claim(room: Room, now: float) -> tuple[Room, list[dict[str, Any]]]:
+            return claim_win(room, _own_seat(room, player_id), now, grace)
+
+        version = await self._change(message.room, claim, actor=None)
+        return {"room": message.room, "seq": version}
+
+    async def call_stand_in(self, conn: Connection, message: m.CallStandIn) -> dict[str, Any]:
+        """The opponent is away past the grace: an AI plays their seat until they are back."""
+        player_id = conn.player_id or ""
+        grace = self.settings.disconnect_grace_seconds
+        away: list[int] = []
+
+        def call(room: Room, now: float) -> tuple[Room, list[dict[str, Any]]]:
+            seat = _own_seat(room, player_id)
+            away.append(1 - seat)
+            return call_stand_in(room, seat, STAND_IN_LEVEL, now, grace)
+
+        version = await self._change(message.room, call, actor=None)
+        await self.ai_seats.request(message.room, away[-1], STAND_IN_LEVEL)
+        return {"room": message.room, "seq": version, "seat": away[-1]}
+
+    def _turn_bank(self, turn_seconds: int, asked: int | None) -> int:
+        """Each seat's time bank: as asked, else the server's; none without a turn clock."""
+        if not turn_seconds:
+            return 0
+        return self.settings.turn_bank_seconds if asked is None else asked
 
     async def rematch(self, conn: Connection, message: m.Rematch) -> dict[str, Any]:
         assert conn.player_id is not None
@@ -810,6 +850,24 @@ class Service:
                     started += 1
         return started
 
+    async def open_away_choices(self) -> None:
+        """Tell the other person of every room between people whose player has been away past
+        the grace that they may now claim the win or call a stand-in (an update, so a client
+        needs no clock of its own to offer it)."""
+        now = time.time()
+        grace = self.settings.disconnect_grace_seconds
+        for room_id, room in self.hub.followed_rooms():
+            for index, seat in enumerate(room.seats):
+                away = seat.away_since
+                if seat.away_choice or away is None or now < away + grace:
+                    continue
+
+                def choice(current: Room, at: float, index: int = index) -> tuple[Room, list[Any]]:
+                    return open_away_choice(current, index, at, grace)
+
+                with contextlib.suppress(RequestFailed):
+                    await self._change(room_id, choice, actor=None)
+
     async def expire_turns(self) -> int:
         """Play the default move for every followed room whose turn clock ran out."""
         played = 0
@@ -836,6 +894,13 @@ class Service:
 
 def _unused(room: Room) -> Room:  # keeps ``replace`` imported for subclasses' convenience
     return replace(room)
+
+
+def _own_seat(room: Room, player_id: str) -> int:
+    seat = room.seat_of(player_id)
+    if seat is None:
+        raise RequestFailed(ErrorCode.NOT_A_PLAYER, "you have no seat in this room")
+    return seat
 
 
 def _match_rules(requested: m.Rules | None) -> MatchRules:
