@@ -523,7 +523,7 @@ class Service:
 
         version = await self._change(message.room, call, actor=None)
         await self.ai_seats.request(message.room, away[-1], STAND_IN_LEVEL)
-        return {"room": message.room, "seq": version, "seat": away[-1]}
+        return {"room": message.room, "seq": version, "ai_seat": away[-1]}
 
     def _turn_bank(self, turn_seconds: int, asked: int | None) -> int:
         """Each seat's time bank: as asked, else the server's; none without a turn clock."""
