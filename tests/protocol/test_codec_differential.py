@@ -45,15 +45,34 @@ DIFF = settings(
     suppress_health_check=list(HealthCheck),
 )
 
+#: The protocol the reference speaks: the messages, the optional fields and the error codes
+#: added since (``claim_win``, ``stand_in``, ``create_room.turn_bank``, ``opponent_present``,
+#: ``not_away_long_enough``) are outside its domain, so the inputs here use none of them;
+#: their own tests are in ``test_codec.py`` and ``test_messages.py``.
+REFERENCE_TAGS = sorted(set(m.MESSAGES) & set(ref_m.MESSAGES))
+REFERENCE_CLIENT_TAGS = sorted(set(m.CLIENT_MESSAGES) & set(ref_m.CLIENT_MESSAGES))
+
+
+def reference_fields(cls: type[Any]) -> set[str]:
+    """The fields of the reference's class of the same name (all of them for a new class)."""
+    twin = getattr(ref_m, cls.__name__, cls)
+    return {field.name for field in dataclasses.fields(twin)}
+
+
 # -- outcomes -----------------------------------------------------------------------------------
 
 
 def norm(value: Any) -> Any:
     """``value`` with every type made explicit, comparable across the two modules' classes."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        known = reference_fields(type(value))
         return (
             type(value).__name__,
-            tuple((f.name, norm(getattr(value, f.name))) for f in dataclasses.fields(value)),
+            tuple(
+                (f.name, norm(getattr(value, f.name)))
+                for f in dataclasses.fields(value)
+                if f.name in known or getattr(value, f.name) is not None  # an absent new field
+            ),
         )
     if isinstance(value, enum.Enum):
         return (type(value).__name__, value.value)
@@ -225,7 +244,9 @@ FIELDS: dict[str, st.SearchStrategy[Any]] = {
     "action": actions,
     "capacity": st.integers(0, 10_000),
     "result": plain_maps,
-    "code": st.sampled_from([*m.ErrorCode, "future_code"]),
+    "code": st.sampled_from(
+        [*(code for code in m.ErrorCode if code in set(ref_m.ErrorCode)), "future_code"]
+    ),
     "message": st.text(min_size=1, max_size=20),
     "detail": plain_maps,
     "events": st.lists(event_maps, max_size=3),
@@ -253,12 +274,13 @@ def valid_map(tag: str) -> st.SearchStrategy[dict[str, Any]]:
     """A valid message map of type ``tag``: its required fields, some optional ones (some of
     them nil), in declaration order with ``t`` first, or shuffled."""
     cls = m.MESSAGES[tag]
+    known = reference_fields(cls)
     shapes = SHAPES.get(tag, [{}])
     shaped_names = {name for shape in shapes for name in shape}
     required: dict[str, st.SearchStrategy[Any]] = {}
     optional: dict[str, st.SearchStrategy[Any]] = {}
     for field in dataclasses.fields(cls):
-        if field.name in shaped_names:
+        if field.name in shaped_names or field.name not in known:
             continue
         if field.default is dataclasses.MISSING:
             required[field.name] = FIELDS[field.name]
@@ -279,8 +301,8 @@ def valid_map(tag: str) -> st.SearchStrategy[dict[str, Any]]:
     return st.builds(ordered, st.one_of([shaped(shape) for shape in shapes]), randoms)
 
 
-valid_maps = st.sampled_from(sorted(m.MESSAGES)).flatmap(valid_map)
-client_maps = st.sampled_from(sorted(m.CLIENT_MESSAGES)).flatmap(valid_map)
+valid_maps = st.sampled_from(REFERENCE_TAGS).flatmap(valid_map)
+client_maps = st.sampled_from(REFERENCE_CLIENT_TAGS).flatmap(valid_map)
 
 # -- odd values and keys ------------------------------------------------------------------------
 
@@ -541,7 +563,7 @@ def test_decode_gives_what_the_reference_gives_for_every_input(fast_hits: Counte
 
 
 @settings(DIFF, max_examples=max(EXAMPLES // 4, 50))
-@given(value=st.sampled_from(sorted(m.CLIENT_MESSAGES)).flatmap(valid_map))
+@given(value=st.sampled_from(REFERENCE_CLIENT_TAGS).flatmap(valid_map))
 def test_every_valid_client_frame_takes_the_fast_path(value: dict[str, Any]) -> None:
     frame = mp(value)
     message = codec._decode_fast(frame, "client")
@@ -689,7 +711,20 @@ def python_map(value: dict[str, Any], rnd: random.Random) -> dict[Any, Any]:
     return out
 
 
-python_maps = st.builds(python_map, valid_maps | message_like, randoms)
+def in_reference_domain(value: dict[Any, Any]) -> bool:
+    """Not a message type, nor a field of one, that the reference never knew."""
+    tag = value.get("t")
+    if not isinstance(tag, str) or tag not in m.MESSAGES:
+        return True
+    if tag not in ref_m.MESSAGES:
+        return False
+    added = {f.name for f in dataclasses.fields(m.MESSAGES[tag])} - reference_fields(
+        m.MESSAGES[tag]
+    )
+    return not added & set(value)
+
+
+python_maps = st.builds(python_map, valid_maps | message_like.filter(in_reference_domain), randoms)
 
 
 @settings(DIFF, max_examples=max(EXAMPLES // 2, 50))
