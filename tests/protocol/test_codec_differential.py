@@ -35,6 +35,13 @@ from protocol import messages as m
 from protocol.cards import DECK
 from tests.protocol.reference import codec as ref_codec
 from tests.protocol.reference import messages as ref_m
+from tests.protocol.reference_domain import (
+    REFERENCE_CLIENT_TAGS,
+    REFERENCE_CODES,
+    REFERENCE_TAGS,
+    in_reference_domain,
+    reference_fields,
+)
 from tests.protocol.test_codec import Ext, Pairs, anything, message_like, mp
 
 EXAMPLES = int(os.environ.get("GIN_DIFF_EXAMPLES", "2000"))
@@ -44,21 +51,6 @@ DIFF = settings(
     database=None,
     suppress_health_check=list(HealthCheck),
 )
-
-#: The protocol the reference speaks: the messages, the optional fields and the error codes
-#: added since (``claim_win``, ``stand_in``, ``create_room.turn_bank``, ``opponent_present``,
-#: ``not_away_long_enough``) are outside its domain, so the inputs here use none of them;
-#: their own tests are in ``test_codec.py`` and ``test_messages.py``.
-REFERENCE_TAGS = sorted(set(m.MESSAGES) & set(ref_m.MESSAGES))
-REFERENCE_CLIENT_TAGS = sorted(set(m.CLIENT_MESSAGES) & set(ref_m.CLIENT_MESSAGES))
-REFERENCE_CODES = frozenset(code.value for code in ref_m.ErrorCode)
-
-
-def reference_fields(cls: type[Any]) -> set[str]:
-    """The fields of the reference's class of the same name (all of them for a new class)."""
-    twin = getattr(ref_m, cls.__name__, cls)
-    return {field.name for field in dataclasses.fields(twin)}
-
 
 # -- outcomes -----------------------------------------------------------------------------------
 
@@ -710,19 +702,6 @@ def python_map(value: dict[str, Any], rnd: random.Random) -> dict[Any, Any]:
         if rnd.random() < 0.3:
             out[key] = rnd.choice(PYTHON_VALUES)
     return out
-
-
-def in_reference_domain(value: dict[Any, Any]) -> bool:
-    """Not a message type, nor a field of one, that the reference never knew."""
-    tag = value.get("t")
-    if not isinstance(tag, str) or tag not in m.MESSAGES:
-        return True
-    if tag not in ref_m.MESSAGES:
-        return False
-    added = {f.name for f in dataclasses.fields(m.MESSAGES[tag])} - reference_fields(
-        m.MESSAGES[tag]
-    )
-    return not added & set(value)
 
 
 python_maps = st.builds(python_map, valid_maps | message_like.filter(in_reference_domain), randoms)
