@@ -42,7 +42,9 @@ __all__ = [
     "AiSeat",
     "AiSubscribe",
     "Bye",
+    "CallStandIn",
     "CancelQuickMatch",
+    "ClaimWin",
     "ClientMessage",
     "CreateRoom",
     "Direction",
@@ -137,6 +139,8 @@ class ErrorCode(StrEnum):
     BAD_ORIGIN = "bad_origin"
     INVALID_ARGUMENT = "invalid_argument"
     ALREADY_IN_QUEUE = "already_in_queue"
+    OPPONENT_PRESENT = "opponent_present"
+    NOT_AWAY_LONG_ENOUGH = "not_away_long_enough"
     IDLE_TIMEOUT = "idle_timeout"
     HELLO_TIMEOUT = "hello_timeout"
     TOO_MANY_CONNECTIONS = "too_many_connections"
@@ -614,6 +618,7 @@ class CreateRoom(_Checked):
     turn_seconds: Annotated[int | None, _integer(0, 3600)] = None
     stand_in: Annotated[bool | None, _flag] = None
     public: Annotated[bool | None, _flag] = None
+    turn_bank: Annotated[int | None, _integer(0, 3600)] = None
 
     def _check(self) -> None:
         if self.mode == "ai" and self.level is None:
@@ -691,6 +696,24 @@ class Leave(_Checked):
     """Leave a room; a player leaving a running match forfeits it."""
 
     t: ClassVar[str] = "leave"
+    id: Annotated[RequestId, _REQUEST_ID]
+    room: Annotated[str, _ROOM]
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimWin(_Checked):
+    """Claim the match of an opponent away past the grace period: the opponent forfeits."""
+
+    t: ClassVar[str] = "claim_win"
+    id: Annotated[RequestId, _REQUEST_ID]
+    room: Annotated[str, _ROOM]
+
+
+@dataclass(frozen=True, slots=True)
+class CallStandIn(_Checked):
+    """Let an AI play for an opponent away past the grace period, until they come back."""
+
+    t: ClassVar[str] = "stand_in"
     id: Annotated[RequestId, _REQUEST_ID]
     room: Annotated[str, _ROOM]
 
@@ -827,6 +850,8 @@ ClientMessage: TypeAlias = (
     | Lobby
     | Stats
     | AiSubscribe
+    | ClaimWin
+    | CallStandIn
 )
 ServerMessage: TypeAlias = (
     Ack | Error | Pong | Update | Snapshot | RoomAssigned | AiSeat | Reconnect | Bye
@@ -849,6 +874,8 @@ _CLIENT_CLASSES: tuple[type[ClientMessage], ...] = (
     Lobby,
     Stats,
     AiSubscribe,
+    ClaimWin,
+    CallStandIn,
 )
 _SERVER_CLASSES: tuple[type[ServerMessage], ...] = (
     Ack,

@@ -20,8 +20,8 @@ from server.room import Room
 
 __all__ = ["RoomBlobs", "decode_change", "decode_room", "encode_change"]
 
-#: 17 + 1 entries and the game; the game: 4 + 9 + 2 entries and the history.
-_ROOM_MAP = map_header(19)
+#: 19 + 1 entries and the game; the game: 4 + 9 + 2 entries and the history.
+_ROOM_MAP = map_header(21)
 _TURN_DEADLINE = pack("turn_deadline")
 _GAME_MAP = map_header(16)
 _GAME = pack("game")
@@ -88,12 +88,14 @@ def _head_sources(room: Room) -> Sources:
         room.stand_in_level,
         room.public,
         room.watch_token,
+        room.turn_bank,
+        room.banks,
     )
 
 
 def _head(room: Room) -> bytes:
     """The stored room's entries but its game and its turn's deadline (which a turn clock
-    moves at every move): 17, encoded without the map's header."""
+    moves at every move): 19, encoded without the map's header."""
     data = room.to_dict(hand_log=False, game=False)
     del data["turn_deadline"]
     return map_body(pack(data))

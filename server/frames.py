@@ -48,7 +48,7 @@ _HISTORY = _pack("history")
 
 #: Entries of ``room_view`` (without ``invite`` and ``connected``) and of ``game_view`` (without
 #: the seat's own cards, ``last_hand`` and ``match``).
-_ROOM_KEYS = 12
+_ROOM_KEYS = 14
 _GAME_KEYS = 15
 _HAND_KEYS = 4
 
@@ -134,6 +134,8 @@ class FrameParts:
             (
                 room.turn_seconds,
                 room.turn_deadline,
+                room.turn_bank,
+                room.banks,
                 room.forfeit,
                 winner,
                 room.rematch,
@@ -248,6 +250,8 @@ def _room_tail(room: Room, winner: int | None) -> bytes:
         {
             "turn_seconds": room.turn_seconds,
             "turn_deadline": room.turn_deadline,
+            "turn_bank": room.turn_bank,
+            "banks": list(room.banks),
             "forfeit": room.forfeit,
             "winner": winner,
             "rematch": list(room.rematch),

@@ -4,6 +4,7 @@ retention sweep (``Upkeep.run``, one task per process)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from typing import Any
@@ -13,7 +14,7 @@ from server.blobs import decode_room, encode_change
 from server.commits import Commits
 from server.hub import Hub
 from server.requests import RequestFailed
-from server.room import Room, expire_turn, records_due, start_stand_in
+from server.room import Room, expire_turn, open_away_choice, records_due, start_stand_in
 from server.settings import Settings
 from server.store import CommitStatus, Store
 
@@ -56,6 +57,7 @@ class Upkeep:
             try:
                 await self.expire_turns()
                 await self.start_stand_ins()
+                await self.open_away_choices()
                 if loop.time() >= next_owed:
                     next_owed = loop.time() + OWED_SWEEP_EVERY
                     await self.write_owed_records()
@@ -68,6 +70,24 @@ class Upkeep:
                     await self.sweep_idle_rooms()
             except Exception:
                 log.exception("periodic work failed")
+
+    async def open_away_choices(self) -> None:
+        """Tell the other person of every room between people whose player has been away past
+        the grace that they may now claim the win or call a stand-in (an update, so a client
+        needs no clock of its own to offer it)."""
+        now = time.time()
+        grace = self._settings.disconnect_grace_seconds
+        for room_id, room in self._hub.followed_rooms():
+            for index, seat in enumerate(room.seats):
+                away = seat.away_since
+                if seat.away_choice or away is None or now < away + grace:
+                    continue
+
+                def choice(current: Room, at: float, index: int = index) -> tuple[Room, list[Any]]:
+                    return open_away_choice(current, index, at, grace)
+
+                with contextlib.suppress(RequestFailed):
+                    await self._commits.change(room_id, choice, actor=None)
 
     async def expire_turns(self) -> int:
         """Play the default move for every followed room whose turn clock ran out."""

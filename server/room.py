@@ -46,11 +46,20 @@ class RoomClosed(RoomError):
     code = "illegal_action"
 
 
+class OpponentPresent(RoomError):
+    code = "opponent_present"
+
+
+class NotAwayLongEnough(RoomError):
+    code = "not_away_long_enough"
+
+
 @dataclass(frozen=True, slots=True)
 class Seat:
     """One seat: the player bound to it (by id), the name shown, its AI level if it is an AI
-    seat, and for a person: since when they are away, and the AI standing in for them (its
-    level, and the worker bound to play it) until they come back."""
+    seat, and for a person: since when they are away, whether they have been away past the
+    grace (``away_choice``: the other person may claim the win or call a stand-in), and the AI
+    standing in for them (its level, and the worker bound to play it) until they come back."""
 
     player: str | None = None
     name: str | None = None
@@ -58,6 +67,7 @@ class Seat:
     away_since: float | None = None
     stand_in: str | None = None
     agent: str | None = None
+    away_choice: bool = False
 
     @property
     def open(self) -> bool:
@@ -83,6 +93,7 @@ class Seat:
             "away_since": self.away_since,
             "stand_in": self.stand_in,
             "agent": self.agent,
+            "away_choice": self.away_choice,
         }
 
     @classmethod
@@ -94,6 +105,7 @@ class Seat:
             away_since=data.get("away_since"),
             stand_in=data.get("stand_in"),
             agent=data.get("agent"),
+            away_choice=bool(data.get("away_choice", False)),
         )
 
 
@@ -121,6 +133,10 @@ class Room:
     public: bool = False
     #: What a watcher of a room that is not public needs besides the room id (its link).
     watch_token: str | None = None
+    #: The time bank each seat starts the match with (seconds); ``banks``: what is left of it.
+    #: A turn's deadline is its ``turn_seconds`` plus the bank left to the seat to play.
+    turn_bank: int = 0
+    banks: tuple[float, float] = (0.0, 0.0)
 
     # --- queries ------------------------------------------------------------------------------
 
@@ -174,6 +190,8 @@ class Room:
             "stand_in_level": self.stand_in_level,
             "public": self.public,
             "watch_token": self.watch_token,
+            "turn_bank": self.turn_bank,
+            "banks": list(self.banks),
         }
         if not hand_log:
             del data["hand_log"]
@@ -198,6 +216,7 @@ class Room:
         seats = [Seat.from_dict(seat) for seat in data["seats"]]
         game = data["game"]
         rematch = data["rematch"]
+        banks = data.get("banks", (0.0, 0.0))
         return cls(
             id=data["id"],
             mode=data["mode"],
@@ -219,6 +238,8 @@ class Room:
             # Rooms stored before privacy: quick-match rooms were the public ones.
             public=bool(data.get("public", data["mode"] == "quick")),
             watch_token=data.get("watch_token"),
+            turn_bank=data.get("turn_bank", 0),
+            banks=(float(banks[0]), float(banks[1])),
         )
 
 
@@ -264,6 +285,7 @@ def create_room(
     stand_in_level: str | None = None,
     public: bool = False,
     watch_token: str | None = None,
+    turn_bank: int = 0,
 ) -> tuple[Room, list[Event]]:
     """A new room with the creator in seat 0. An AI room seats the AI in seat 1 and deals at
     once; a quick-match room is created with both players and deals at once. A quick-match
@@ -290,6 +312,8 @@ def create_room(
         stand_in_level=stand_in_level,
         public=public or mode == "quick",
         watch_token=watch_token,
+        turn_bank=turn_bank,
+        banks=(float(turn_bank), float(turn_bank)),
     )
     if stand_in_level is not None and stand_in_level not in AI_LEVELS:
         raise RoomError(f"stand-in level must be one of {', '.join(AI_LEVELS)}")
@@ -335,7 +359,8 @@ def act(room: Room, seat: int, action: Action, now: float) -> tuple[Room, list[E
     status: Literal["waiting", "playing", "finished"] = (
         "finished" if game.phase is Phase.MATCH_OVER else "playing"
     )
-    deadline = now + room.turn_seconds if room.turn_seconds and game.turn is not None else None
+    banks = _banks_after(room, seat, now)
+    deadline = _deadline_of(room.turn_seconds, banks, game, now)
     # ``replace(room, game=game, hand_log=log, status=status, turn_deadline=deadline)`` at a
     # third of the cost (``replace`` inspects the dataclass's fields on every call): the frozen
     # instance is filled in as its ``__init__`` would (a test holds them equal).
@@ -359,6 +384,8 @@ def act(room: Room, seat: int, action: Action, now: float) -> tuple[Room, list[E
     _set(new, "stand_in_level", room.stand_in_level)
     _set(new, "public", room.public)
     _set(new, "watch_token", room.watch_token)
+    _set(new, "turn_bank", room.turn_bank)
+    _set(new, "banks", banks)
     return new, events
 
 
@@ -510,6 +537,8 @@ def rematch_room(old: Room, room_id: str, seed: int, now: float) -> tuple[Room, 
         stand_in_level=old.stand_in_level,
         public=old.public,
         watch_token=old.watch_token,
+        turn_bank=old.turn_bank,
+        banks=(float(old.turn_bank), float(old.turn_bank)),
     )
     room, events = _start(room, now)
     return room, [{"type": "room", "status": "rematch", "seats": public_seats(room)}, *events]
@@ -562,7 +591,8 @@ def mark_back(room: Room, seat: int) -> tuple[Room, list[Event]]:
     current = room.seats[seat]
     if current.away_since is None and current.stand_in is None:
         return room, []
-    room = _with_seat(room, seat, replace(current, away_since=None, stand_in=None, agent=None))
+    back = replace(current, away_since=None, stand_in=None, agent=None, away_choice=False)
+    room = _with_seat(room, seat, back)
     return room, [{"type": "presence", "seat": seat, "away": False}]
 
 
@@ -583,6 +613,62 @@ def start_stand_in(room: Room, seat: int, now: float, grace: float) -> tuple[Roo
         return room, []
     room = _with_seat(room, seat, replace(current, stand_in=level))
     return room, [{"type": "stand_in", "seat": seat, "level": level}]
+
+
+def open_away_choice(room: Room, seat: int, now: float, grace: float) -> tuple[Room, list[Event]]:
+    """The person of ``seat`` has been away longer than ``grace`` seconds in a room between
+    people: the other person may now claim the win (``claim_win``) or let an AI stand in
+    (``call_stand_in``). The seat says so (``away_choice``) and a ``presence`` event tells."""
+    _check_seat(seat)
+    current = room.seats[seat]
+    if current.away_choice or not _people_room(room) or room.status != "playing":
+        return room, []
+    if current.away_since is None or now < current.away_since + grace:
+        return room, []
+    room = _with_seat(room, seat, replace(current, away_choice=True))
+    return room, [{"type": "presence", "seat": seat, "away": True, "choice": True}]
+
+
+def claim_win(room: Room, seat: int, now: float, grace: float) -> tuple[Room, list[Event]]:
+    """The person of ``seat`` claims the match of an opponent away longer than ``grace``: the
+    opponent forfeits, as if they had left."""
+    return leave(room, _away_opponent(room, seat, now, grace), now)
+
+
+def call_stand_in(
+    room: Room, seat: int, level: str, now: float, grace: float
+) -> tuple[Room, list[Event]]:
+    """The person of ``seat`` lets an AI of ``level`` play for an opponent away longer than
+    ``grace``, until that opponent comes back (``mark_back``)."""
+    if level not in AI_LEVELS:
+        raise RoomError(f"stand-in level must be one of {', '.join(AI_LEVELS)}")
+    away = _away_opponent(room, seat, now, grace)
+    current = room.seats[away]
+    if current.stand_in is not None:
+        raise RoomClosed(f"an AI plays seat {away} of room {room.id} already")
+    room = _with_seat(room, away, replace(current, stand_in=level))
+    return room, [{"type": "stand_in", "seat": away, "level": level}]
+
+
+def _away_opponent(room: Room, seat: int, now: float, grace: float) -> int:
+    """The opponent's seat, when the person of ``seat`` may decide for it: the match is on
+    and the opponent, a person, has been away longer than ``grace``."""
+    _check_seat(seat)
+    if room.status != "playing":
+        raise RoomClosed(f"room {room.id} is {room.status}: no match in play")
+    opponent = 1 - seat
+    away = room.seats[opponent].away_since
+    if not _people_room(room) or away is None:
+        raise OpponentPresent(f"the player of seat {opponent} is here")
+    if now < away + grace:
+        raise NotAwayLongEnough(
+            f"the player of seat {opponent} has not been away for {grace:g} s yet"
+        )
+    return opponent
+
+
+def _people_room(room: Room) -> bool:
+    return all(seat.ai is None and seat.player is not None for seat in room.seats)
 
 
 def bind_stand_in(room: Room, seat: int, player_id: str) -> tuple[Room, list[Event]]:
@@ -623,10 +709,31 @@ def _start(room: Room, now: float) -> tuple[Room, list[Event]]:
 
 
 def _deadline(room: Room, now: float) -> float | None:
-    game = room.game
-    if not room.turn_seconds or game is None or game.turn is None:
+    return _deadline_of(room.turn_seconds, room.banks, room.game, now)
+
+
+def _deadline_of(
+    turn_seconds: int, banks: tuple[float, float], game: GameState | None, now: float
+) -> float | None:
+    """When the turn that begins at ``now`` runs out: its seconds plus the seat's bank left."""
+    if not turn_seconds or game is None or game.turn is None:
         return None
-    return now + room.turn_seconds
+    return now + turn_seconds + banks[game.turn]
+
+
+def _banks_after(room: Room, seat: int, now: float) -> tuple[float, float]:
+    """The banks once ``seat`` has played at ``now``: the time its turn took past the turn's
+    own seconds comes off its bank."""
+    deadline, game = room.turn_deadline, room.game
+    if deadline is None or game is None or game.turn != seat:
+        return room.banks
+    left = room.banks[seat]
+    over = now - (deadline - left)
+    if over <= 0:
+        return room.banks
+    banks = [room.banks[0], room.banks[1]]
+    banks[seat] = max(0.0, left - over)
+    return (banks[0], banks[1])
 
 
 def public_seats(room: Room) -> list[dict[str, Any]]:
@@ -638,6 +745,7 @@ def public_seats(room: Room) -> list[dict[str, Any]]:
             "open": seat.open,
             "away": seat.away_since is not None,
             "stand_in": seat.stand_in,
+            "away_choice": seat.away_choice,
         }
         for seat in room.seats
     ]
@@ -655,6 +763,8 @@ def room_view(
         "seat": seat,
         "turn_seconds": room.turn_seconds,
         "turn_deadline": room.turn_deadline,
+        "turn_bank": room.turn_bank,
+        "banks": list(room.banks),
         "forfeit": room.forfeit,
         "winner": room.winner,
         "rematch": list(room.rematch),

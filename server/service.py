@@ -69,6 +69,8 @@ class Service:
             m.Leave: self.rooms.leave,
             m.Rematch: self.rooms.rematch,
             m.Act: self.play.act,
+            m.ClaimWin: self.rooms.claim_win,
+            m.CallStandIn: self.rooms.call_stand_in,
             m.AiSubscribe: self.workers.ai_subscribe,
         }
 

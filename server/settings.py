@@ -85,7 +85,9 @@ class Settings:
     strike_window_seconds: float = 10.0
     idle_timeout_seconds: float = 300.0
     disconnect_grace_seconds: float = 60.0
-    default_turn_seconds: int = 0
+    default_turn_seconds: int = 30
+    #: Each seat's time bank per match in rooms with a turn clock, for slow thinkers.
+    turn_bank_seconds: int = 120
     hand_retention_seconds: int = 30 * 24 * 3600
     room_idle_seconds: int = 24 * 3600
     player_retention_seconds: int = 365 * 24 * 3600
@@ -139,6 +141,7 @@ class Settings:
                 env, "GIN_DISCONNECT_GRACE", cls.disconnect_grace_seconds
             ),
             default_turn_seconds=_int(env, "GIN_TURN_SECONDS", cls.default_turn_seconds),
+            turn_bank_seconds=_int(env, "GIN_TURN_BANK_SECONDS", cls.turn_bank_seconds),
             hand_retention_seconds=_int(env, "GIN_HAND_RETENTION", cls.hand_retention_seconds, 1),
             room_idle_seconds=_int(env, "GIN_ROOM_IDLE", cls.room_idle_seconds, 1),
             player_retention_seconds=_int(

@@ -25,6 +25,8 @@ from server.room import (
     bind_ai_seat,
     bind_offered_seat,
     bind_stand_in,
+    call_stand_in,
+    claim_win,
     create_room,
     join,
     leave,
@@ -104,6 +106,7 @@ class Rooms:
             turn_seconds=turn_seconds,
             invite=invite,
             stand_in_level=STAND_IN_LEVEL if _stand_in_wanted(message) else None,
+            turn_bank=self._turn_bank(turn_seconds, message.turn_bank),
             public=public,
             watch_token=watch_token,
         )
@@ -204,6 +207,7 @@ class Rooms:
             seed=new_seed(),
             now=time.time(),
             turn_seconds=self._settings.default_turn_seconds,
+            turn_bank=self._turn_bank(self._settings.default_turn_seconds, None),
         )
         await self._commits.create(room, events)
         while True:  # each round takes one entry off the queue: it ends
@@ -309,6 +313,38 @@ class Rooms:
             self._dispatcher.seat_released(conn, message.room, subscription.seat)
         return Reply({"room": message.room, "seq": version})
 
+    async def claim_win(self, conn: Connection, message: m.ClaimWin) -> Reply:
+        """The opponent is away past the grace: the match ends, they forfeit."""
+        player_id = conn.player_id or ""
+        grace = self._settings.disconnect_grace_seconds
+
+        def claim(room: Room, now: float) -> tuple[Room, list[dict[str, Any]]]:
+            return claim_win(room, _own_seat(room, player_id), now, grace)
+
+        version = await self._commits.change(message.room, claim, actor=None)
+        return Reply({"room": message.room, "seq": version})
+
+    async def call_stand_in(self, conn: Connection, message: m.CallStandIn) -> Reply:
+        """The opponent is away past the grace: an AI plays their seat until they are back."""
+        player_id = conn.player_id or ""
+        grace = self._settings.disconnect_grace_seconds
+        away: list[int] = []
+
+        def call(room: Room, now: float) -> tuple[Room, list[dict[str, Any]]]:
+            seat = _own_seat(room, player_id)
+            away.append(1 - seat)
+            return call_stand_in(room, seat, STAND_IN_LEVEL, now, grace)
+
+        version = await self._commits.change(message.room, call, actor=None)
+        await self._ai_seats.request(message.room, away[-1], STAND_IN_LEVEL)
+        return Reply({"room": message.room, "seq": version, "ai_seat": away[-1]})
+
+    def _turn_bank(self, turn_seconds: int, asked: int | None) -> int:
+        """Each seat's time bank: as asked, else the server's; none without a turn clock."""
+        if not turn_seconds:
+            return 0
+        return self._settings.turn_bank_seconds if asked is None else asked
+
     async def rematch(self, conn: Connection, message: m.Rematch) -> Reply:
         assert conn.player_id is not None
         player_id = conn.player_id
@@ -375,6 +411,13 @@ class Rooms:
             await self._hub.catch_up(conn, subscription)
 
         return send_history
+
+
+def _own_seat(room: Room, player_id: str) -> int:
+    seat = room.seat_of(player_id)
+    if seat is None:
+        raise RequestFailed(ErrorCode.NOT_A_PLAYER, "you have no seat in this room")
+    return seat
 
 
 def _match_rules(requested: m.Rules | None) -> MatchRules:

@@ -41,6 +41,8 @@ from server.room import (
     AI_LEVELS,
     MATCH_RECORDS,
     NotAPlayer,
+    NotAwayLongEnough,
+    OpponentPresent,
     Room,
     RoomClosed,
     RoomError,
@@ -49,6 +51,8 @@ from server.room import (
     act,
     bind_ai_seat,
     bind_offered_seat,
+    call_stand_in,
+    claim_win,
     create_room,
     default_action,
     expire_turn,
@@ -59,6 +63,7 @@ from server.room import (
     leave,
     mark_away,
     mark_back,
+    open_away_choice,
     owed_records,
     records_due,
     rematch_room,
@@ -118,6 +123,20 @@ def quick_room(seed: int = 13, turn_seconds: int = 0, rules: MatchRules | None =
         now=T0,
         turn_seconds=turn_seconds,
         rules=rules,
+    )
+    return room
+
+
+def banked_room(seed: int = 50, turn_seconds: int = 30, bank: int = 120) -> Room:
+    room, _ = create_room(
+        room_id="RB",
+        mode="quick",
+        creator=ALICE,
+        opponent=BOB,
+        seed=seed,
+        now=T0,
+        turn_seconds=turn_seconds,
+        turn_bank=bank,
     )
     return room
 
@@ -966,6 +985,8 @@ def rooms_of_every_status() -> list[tuple[str, Room]]:
         ("ai bound", bound),
         ("forfeited", forfeited),
         ("closed", closed),
+        ("banked", banked_room()),
+        ("away choice", open_away_choice(mark_away(quick_room(), 1, T0)[0], 1, T0 + 60, 60)[0]),
     ]
 
 
@@ -1266,6 +1287,9 @@ def test_the_stored_blob_is_the_stored_form_move_after_move() -> None:
         replace(last, seats=(last.seats[0], replace(last.seats[1], away_since=5.0))),
         replace(last, turn_seconds=30, turn_deadline=1030.5),
         replace(last, turn_seconds=30, turn_deadline=1031.5),
+        replace(last, turn_seconds=30, turn_bank=120, banks=(120.0, 33.25)),
+        replace(last, turn_seconds=30, turn_bank=120, banks=(101.5, 33.25)),
+        replace(last, seats=(last.seats[0], replace(last.seats[1], away_choice=True))),
         last,
     ]
     blobs = RoomBlobs()
@@ -1274,3 +1298,145 @@ def test_the_stored_blob_is_the_stored_form_move_after_move() -> None:
         assert codec.unpack(blob) == room.to_dict(hand_log=False)
         assert decode_room(blob) == replace(room, hand_log=())
         assert blobs.encode_room(room) == blob
+
+
+# --- the time bank -------------------------------------------------------------------------------
+
+
+def test_each_seat_starts_with_the_bank_and_the_deadline_includes_it() -> None:
+    room = banked_room()
+    assert room.banks == (120.0, 120.0)
+    assert room.turn_deadline == T0 + 30 + 120
+    view = room_view(room, 0)
+    assert view["turn_bank"] == 120 and view["banks"] == [120.0, 120.0]
+    assert view["turn_deadline"] == T0 + 150
+
+
+def test_a_turn_within_its_seconds_keeps_the_bank() -> None:
+    room = banked_room()
+    seat = game_of(room).turn
+    assert seat is not None
+    after, _ = act(room, seat, default_action(game_of(room), seat), T0 + 29)
+    assert after.banks == (120.0, 120.0)
+
+
+def test_the_time_past_a_turns_seconds_comes_off_the_seats_bank() -> None:
+    room = banked_room()
+    seat = game_of(room).turn
+    assert seat is not None
+    after, _ = act(room, seat, default_action(game_of(room), seat), T0 + 30 + 45)
+    banks = [120.0, 120.0]
+    banks[seat] = 75.0
+    assert after.banks == tuple(banks)
+    following = game_of(after).turn
+    assert following is not None
+    assert after.turn_deadline == T0 + 75 + 30 + after.banks[following]
+
+
+def test_the_clock_plays_for_the_seat_only_when_the_bank_is_spent_too() -> None:
+    room = banked_room()
+    seat = game_of(room).turn
+    assert seat is not None
+    assert expire_turn(room, T0 + 31) is None  # the bank runs
+    assert expire_turn(room, T0 + 149.5) is None
+    expired = expire_turn(room, T0 + 150)
+    assert expired is not None
+    after, _ = expired
+    assert after.banks[seat] == 0.0 and after.banks[1 - seat] == 120.0
+
+
+def test_a_rematch_gives_both_seats_a_full_bank_again() -> None:
+    room = banked_room()
+    seat = game_of(room).turn
+    assert seat is not None
+    spent, _ = act(room, seat, default_action(game_of(room), seat), T0 + 100)
+    new, _ = rematch_room(leave(spent, 0, T0 + 101)[0], "RB2", 9, T0 + 200)
+    assert new.turn_bank == 120 and new.banks == (120.0, 120.0)
+
+
+def test_a_room_stored_before_the_bank_and_the_away_choice_reads_as_without_them() -> None:
+    room = mid_hand(quick_room(seed=51, turn_seconds=30), random.Random(51), 5)
+    data = room.to_dict(hand_log=False)
+    del data["turn_bank"], data["banks"]
+    for seat in data["seats"]:
+        del seat["away_choice"]
+    old = Room.from_dict(data)
+    assert old == replace(room, hand_log=())
+    assert old.turn_bank == 0 and old.banks == (0.0, 0.0)
+    assert not any(seat.away_choice for seat in old.seats)
+
+
+# --- the away choice -----------------------------------------------------------------------------
+
+GRACE = 60.0
+
+
+def away_room(seat: int = 1, since: float = T0) -> Room:
+    room, _ = mark_away(quick_room(seed=52), seat, since)
+    return room
+
+
+def test_the_choice_opens_only_once_the_grace_has_passed() -> None:
+    room = away_room()
+    assert open_away_choice(room, 1, T0 + GRACE - 0.5, GRACE) == (room, [])
+    opened, events = open_away_choice(room, 1, T0 + GRACE, GRACE)
+    assert opened.seats[1].away_choice
+    assert events == [{"type": "presence", "seat": 1, "away": True, "choice": True}]
+    assert room_view(opened, 0)["seats"][1]["away_choice"] is True
+    assert open_away_choice(opened, 1, T0 + GRACE + 5, GRACE) == (opened, [])  # once
+
+
+def test_no_choice_for_a_present_seat_or_in_an_ai_room() -> None:
+    present = quick_room(seed=52)
+    assert open_away_choice(present, 1, T0 + 1000, GRACE) == (present, [])
+    ai, _ = mark_away(ai_room(), 0, T0)
+    assert open_away_choice(ai, 0, T0 + 1000, GRACE) == (ai, [])
+
+
+def test_claim_win_before_the_grace_is_refused() -> None:
+    with pytest.raises(NotAwayLongEnough) as refusal:
+        claim_win(away_room(), 0, T0 + GRACE - 1, GRACE)
+    assert refusal.value.code == "not_away_long_enough"
+
+
+def test_claim_win_against_a_present_opponent_is_refused() -> None:
+    for room in (quick_room(seed=52), away_room(seat=0)):  # nobody away; the claimer is away
+        with pytest.raises(OpponentPresent) as refusal:
+            claim_win(room, 0, T0 + 1000, GRACE)
+        assert refusal.value.code == "opponent_present"
+
+
+def test_claim_win_in_an_ai_room_is_refused() -> None:
+    with pytest.raises(OpponentPresent):
+        claim_win(ai_room(), 0, T0 + 1000, GRACE)
+
+
+def test_claim_win_after_the_grace_is_the_away_seats_forfeit() -> None:
+    room = away_room()
+    claimed, events = claim_win(room, 0, T0 + GRACE, GRACE)
+    assert (claimed, events) == leave(room, 1, T0 + GRACE)
+    assert claimed.status == "finished" and claimed.forfeit == 1 and claimed.winner == 0
+    assert owed_records(room, claimed) == [MATCH_RECORDS]
+    with pytest.raises(RoomClosed):
+        claim_win(claimed, 0, T0 + GRACE + 1, GRACE)
+
+
+def test_call_stand_in_lets_an_ai_play_the_away_seat_until_its_person_is_back() -> None:
+    room = open_away_choice(away_room(), 1, T0 + GRACE, GRACE)[0]
+    with pytest.raises(NotAwayLongEnough):
+        call_stand_in(away_room(), 0, "normal", T0 + 1, GRACE)
+    stood, events = call_stand_in(room, 0, "normal", T0 + GRACE, GRACE)
+    assert events == [{"type": "stand_in", "seat": 1, "level": "normal"}]
+    assert stood.seats[1].stand_in == "normal" and stood.seats[1].player == BOB.player
+    with pytest.raises(RoomClosed):  # an AI plays it already
+        call_stand_in(stood, 0, "normal", T0 + GRACE, GRACE)
+    bound, _ = bind_offered_seat(stood, 1, "worker-1")
+    assert bound.acting_seat("worker-1") == 1 and bound.acting_seat(BOB.player or "") is None
+    back, _ = mark_back(bound, 1)
+    assert back.seats[1] == BOB
+    assert back.acting_seat(BOB.player or "") == 1
+
+
+def test_call_stand_in_needs_a_level() -> None:
+    with pytest.raises(RoomError):
+        call_stand_in(away_room(), 0, "grandmaster", T0 + GRACE, GRACE)

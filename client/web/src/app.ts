@@ -244,6 +244,7 @@ export class App implements AppActions {
       case "timeout":
         return tSeat("event.timeout", isMe(event.seat), { name: name(event.seat) });
       case "presence":
+        if (event.choice) return t("event.awayChoice", { name: name(event.seat) });
         return t(event.away ? "event.away" : "event.back", { name: name(event.seat) });
       case "stand_in":
         return t("event.standIn", { name: name(event.seat) });
@@ -349,6 +350,17 @@ export class App implements AppActions {
     }
     this.session.unfollow();
     this.navigate({ name: "lobby" });
+  }
+
+  /** The away choice (docs/protocol.md, claim_win and stand_in): `kind` is the request sent. */
+  async decideForAway(kind: "claim_win" | "stand_in"): Promise<void> {
+    const tracker = this.session.tracker;
+    if (!tracker) return;
+    try {
+      await this.session.request(kind, { room: tracker.room });
+    } catch (error) {
+      this.fail(error);
+    }
   }
 
   async rematch(): Promise<void> {

@@ -18,6 +18,8 @@ export interface SeatInfo {
   open: boolean;
   away: boolean;
   stand_in: string | null;
+  /** Away past the grace in a room between people: the other player may claim_win or stand_in. */
+  away_choice?: boolean;
 }
 
 export interface Action {
@@ -98,6 +100,8 @@ export interface RoomView {
   seat: number | null;
   turn_seconds?: number;
   turn_deadline: number | null;
+  turn_bank?: number;
+  banks?: number[];
   forfeit?: number | null;
   winner: number | null;
   rematch: boolean[];

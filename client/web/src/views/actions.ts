@@ -51,4 +51,6 @@ export interface AppActions {
   setPick(mode: PickMode): void;
   dismissResult(): void;
   copy(text: string): Promise<void>;
+  /** The opponent is away past the grace: claim the win, or let an AI play for them. */
+  decideForAway(kind: "claim_win" | "stand_in"): Promise<void>;
 }

@@ -394,6 +394,7 @@ export function renderTable(app: AppActions): HTMLElement {
     "div",
     { class: "table-page" },
     overlays.length ? h("div", { class: "overlay" }, overlays) : null,
+    seat !== null && !finished ? renderAwayChoice(app, view, 1 - seat) : null,
     table,
     h(
       "p",
@@ -412,6 +413,25 @@ export function renderTable(app: AppActions): HTMLElement {
             t("table.leave"),
           )
         : null,
+    ),
+  );
+}
+
+/** The choice a player gets when the opponent stays away past the grace period. */
+function renderAwayChoice(app: AppActions, view: RoomView, away: number): HTMLElement | null {
+  const info = view.seats?.[away];
+  if (!info?.away_choice || !info.away) return null;
+  return h(
+    "section",
+    { class: "away-choice", "data-testid": "away-choice" },
+    h("p", {}, t("away.choice", { name: app.seatName(view, away) })),
+    h(
+      "p",
+      { class: "actions" },
+      h("button", { class: "primary", "data-testid": "claim-win", onclick: () => void app.decideForAway("claim_win") }, t("away.claimWin")),
+      info.stand_in
+        ? null
+        : h("button", { "data-testid": "call-stand-in", onclick: () => void app.decideForAway("stand_in") }, t("away.standIn")),
     ),
   );
 }
