@@ -19,7 +19,10 @@ async def test_a_stranger_cannot_decide_for_an_away_player(server_factory: Serve
     ada, bob, room = await private_match(server.ws_url, server.ws_url)
     mallory = await Session.connect(server.ws_url, name="Mallory")
     try:
-        await mallory.request("watch", room=room)
+        view = ada.view(room)
+        assert view is not None
+        link = view["watch_token"]  # Mallory was given the watch link: a spectator
+        await mallory.request("watch", room=room, watch_token=link)
         await bob.close()
         opened = await ada.wait_for(room, lambda v: v["seats"][1]["away_choice"], timeout=30)
         await mallory.wait_seq(room, ada.room(room).seq)
@@ -33,7 +36,7 @@ async def test_a_stranger_cannot_decide_for_an_away_player(server_factory: Serve
                 assert isinstance(answer, m.Error), answer
                 assert answer.code in ("invalid_argument", "bad_message"), answer
         await mallory.ping(timeout=10)
-        now = await mallory.request("watch", room=room)
+        now = await mallory.request("watch", room=room, watch_token=link)
         assert now.result["seq"] == ada.room(room).seq, "a refused decision changed the room"
         view = ada.view(room)
         assert view is not None and view["status"] == "playing"
