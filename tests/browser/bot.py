@@ -209,7 +209,8 @@ class BotThread:
         self.ready = threading.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Task[None] | None = None
-        self._thread = threading.Thread(target=self._main, name=f"bot {bot.name or 'unnamed'}", daemon=True)
+        label = bot.name or "unnamed"
+        self._thread = threading.Thread(target=self._main, name=f"bot {label}", daemon=True)
 
     def start(self) -> BotThread:
         self._thread.start()

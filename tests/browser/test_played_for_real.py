@@ -13,6 +13,7 @@ import re
 
 from playwright.sync_api import Page, expect
 
+from protocol import messages as m
 from tests.browser.conftest import NewPage
 from tests.browser.helpers import play_hand, shot, table_state, take_turn
 from tests.browser.scenes import (
@@ -22,6 +23,7 @@ from tests.browser.scenes import (
     hand_against_the_ai,
     online,
     seat_rows,
+    wait_for_hands,
 )
 from tests.support.server_process import ServerProcess
 
@@ -77,12 +79,12 @@ def test_2_a_forfeit_seen_from_both_sides(gin_server: ServerProcess, new_page: N
     expect(host.get_by_test_id("table")).to_be_visible()
 
     # the leaver is asked first; "Cancel" keeps the match
-    guest.get_by_test_id("leave").click()
+    guest.get_by_role("button", name="Leave the match").click()
     expect(guest.get_by_test_id("confirm")).to_contain_text("Leave the match? You forfeit it.")
     guest.get_by_test_id("confirm-no").click()
     expect(guest.get_by_test_id("confirm")).to_have_count(0)
     expect(guest.get_by_test_id("table")).to_be_visible()
-    guest.get_by_test_id("leave").click()
+    guest.get_by_role("button", name="Leave the match").click()
     guest.get_by_test_id("confirm-yes").click()
     expect(guest).to_have_url(gin_server.http_url + "/")
     expect(guest.get_by_role("alert")).to_contain_text("your opponent wins it by forfeit")
@@ -198,7 +200,7 @@ def test_6_scoreboard_score_sheet_and_whole_match_replay(
         page = new_page()
         page.goto(gin_server.http_url + "/")
         online(page)
-        page.get_by_test_id("player-name").fill("Bea")
+        page.locator("#player-name").fill("Bea")
         page.get_by_role("button", name="Save").click()
         expect(page.locator("h1")).to_contain_text("Welcome, Bea")
         join_by_link(page, gin_server, scene.invite)
@@ -227,24 +229,26 @@ def test_6_scoreboard_score_sheet_and_whole_match_replay(
         expect(mine.locator(f"li[data-room='{scene.room}'] ol li")).to_have_count(1)
         expect(page.get_by_test_id("recent-hands")).to_contain_text("Hand 1 ·")
 
-    # a whole match, hand after hand
-    room, hands = finished_match(gin_server, target=40)
-    page.goto(f"{gin_server.http_url}/replay/{room}-1?match=1")
-    replay = page.get_by_test_id("replay")
-    expect(page.get_by_test_id("replay-heading")).to_contain_text("Replay of hand 1")
-    if hands > 1:
+    # a whole match, hand after hand: the next hand, the previous one, and playing on
+    with bots_in_a_room(gin_server, rules=m.Rules(target=500), deal_next=True, delay=0) as match:
+        wait_for_hands(gin_server, match.room, 2)
+        page.goto(f"{gin_server.http_url}/replay/{match.room}-1?match=1")
+        heading = page.get_by_test_id("replay-heading")
+        expect(heading).to_contain_text("Replay of hand 1")
         page.get_by_test_id("replay-next-hand").click()
-        expect(page.get_by_test_id("replay-heading")).to_contain_text("Replay of hand 2")
+        expect(heading).to_contain_text("Replay of hand 2")
         page.get_by_test_id("replay-prev-hand").click()
-        expect(page.get_by_test_id("replay-heading")).to_contain_text("Replay of hand 1")
-        # playing the last move of a hand goes on into the next hand
+        expect(heading).to_contain_text("Replay of hand 1")
+        expect(page.get_by_test_id("replay-prev-hand")).to_be_disabled()
         page.get_by_test_id("replay-last").click()
         page.get_by_test_id("replay-back").click()
         page.get_by_test_id("replay-play").click()
-        expect(page.get_by_test_id("replay-heading")).to_contain_text("Replay of hand 2")
-        page.get_by_test_id("replay-pause").or_(page.get_by_test_id("replay-play")).click()
+        expect(heading).to_contain_text("Replay of hand 2")
+        expect(page.get_by_test_id("replay")).to_have_attribute("data-step", re.compile(r"^[1-9]"))
+        page.get_by_test_id("replay-pause").click()
+    # the match's last hand says so
+    room, hands = finished_match(gin_server, target=1)
     page.goto(f"{gin_server.http_url}/replay/{room}-{hands}?match=1")
-    expect(replay).to_be_visible()
     expect(page.get_by_test_id("replay-next-hand")).to_be_disabled()
     expect(page.get_by_test_id("replay-match-end")).to_be_visible()
 
@@ -255,7 +259,7 @@ def test_7_the_first_visit_shows_the_name_the_server_gave(
     page = new_page()
     page.goto(gin_server.http_url + "/")
     online(page)
-    field = page.get_by_test_id("player-name")
+    field = page.locator("#player-name")
     expect(field).to_have_value(re.compile(r"^Player [A-Za-z0-9_-]{5}$"))
     expect(page.locator("h1")).to_have_text(f"Welcome, {field.input_value()}")
     expect(page.get_by_test_id("name-hint")).to_be_visible()
@@ -330,4 +334,3 @@ def test_9_room_options_of_an_ai_room(
     expect(page.get_by_test_id("room-rules")).to_have_text(
         "Match to 25 · Bonuses: Box bonus · No turn clock"
     )
-

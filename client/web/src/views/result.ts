@@ -134,8 +134,8 @@ export function renderMatchOver(app: AppActions, view: RoomView): HTMLElement {
     h("h2", { id: "match-title", tabindex: "-1" }, t("match.over")),
     h("p", { class: "headline", "data-testid": "match-headline" }, headline),
     h("p", { class: "match-score" }, say("match.totals", { a: [bdi(name(first)), ` ${totals[first]}`], b: [bdi(name(1 - first)), ` ${totals[1 - first]}`] })),
-    otherAsked && !asked && other !== null ? h("p", null, t("match.rematchAsked", { name: name(other) })) : null,
-    asked && other !== null ? h("p", { class: "hint" }, t("match.rematchWaiting", { name: name(other) })) : null,
+    otherAsked && !asked && other !== null ? h("p", null, say("match.rematchAsked", { name: bdi(name(other)) })) : null,
+    asked && other !== null ? h("p", { class: "hint" }, say("match.rematchWaiting", { name: bdi(name(other)) })) : null,
     h(
       "div",
       { class: "buttons" },

@@ -55,7 +55,7 @@ function statusLine(app: AppActions, view: RoomView, game: GameView): string {
         return legal(game, "knock") ? t("turn.discardKnock") : t("turn.discard");
     }
   }
-  return t("turn.theirs", { name: app.seatName(view, game.turn ?? 0) });
+  return t("turn.theirs", { name: `\u2068${app.seatName(view, game.turn ?? 0)}\u2069` });
 }
 
 /** How to play a move, in the words of the pointer at hand (a finger has nothing to drag). */
