@@ -99,6 +99,8 @@ def test_2_a_forfeit_seen_from_both_sides(gin_server: ServerProcess, new_page: N
     for control in ("pass", "take-upcard", "knock", "gin", "thinking", "turn-status", "leave"):
         expect(host.get_by_test_id(control)).to_have_count(0)
     expect(host.get_by_test_id("rematch")).to_have_count(0)
+    expect(table.locator(".live, .seat.active")).to_have_count(0)
+    shot(host, "forfeit-win-en")
 
 
 def test_3_two_matches_at_once(
@@ -135,6 +137,7 @@ def test_3_two_matches_at_once(
     first.get_by_role("link", name="Lobby").click()
     expect(matches.locator("li")).to_have_count(2)
     expect(matches).to_contain_text("against AI · Easy")
+    shot(first, "lobby-matches-en")
     first.get_by_test_id(f"back-to-{quick_room}").click()
     expect(first).to_have_url(quick_url)
     table = first.get_by_test_id("table")

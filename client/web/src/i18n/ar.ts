@@ -235,4 +235,5 @@ export const ar: Dictionary = {
   "lobby.myHands": "أيديّ",
   "lobby.chooseName": "هذا هو الاسم الذي أعطاك إياه الخادم: اختر اسمك.",
   "rules.card": "بطاقة القواعد (مرجع)",
+  "lobby.wholeMatch": "المباراة كلها",
 };

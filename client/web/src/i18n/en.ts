@@ -234,6 +234,7 @@ export const en = {
   "lobby.myHands": "My hands",
   "lobby.chooseName": "This is the name the server gave you: choose your own.",
   "rules.card": "The rules card (reference)",
+  "lobby.wholeMatch": "The whole match",
 };
 
 export type MessageKey = keyof typeof en;

@@ -235,4 +235,5 @@ export const ka: Dictionary = {
   "lobby.myHands": "ჩემი დარიგებები",
   "lobby.chooseName": "ეს სახელი სერვერმა მოგცათ: აირჩიეთ თქვენი.",
   "rules.card": "წესების ბარათი (ცნობარი)",
+  "lobby.wholeMatch": "მთელი პარტია",
 };

@@ -234,4 +234,5 @@ export const ru: Dictionary = {
   "lobby.myHands": "Мои раздачи",
   "lobby.chooseName": "Это имя дал вам сервер: выберите своё.",
   "rules.card": "Карточка правил (справка)",
+  "lobby.wholeMatch": "Вся партия",
 };

@@ -235,4 +235,5 @@ export const tr: Dictionary = {
   "lobby.myHands": "Ellerim",
   "lobby.chooseName": "Bu, sunucunun sana verdiği ad: kendi adını seç.",
   "rules.card": "Kural kartı (başvuru)",
+  "lobby.wholeMatch": "Tüm maç",
 };

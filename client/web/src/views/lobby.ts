@@ -185,7 +185,8 @@ function renderMyHands(app: AppActions): HTMLElement | null {
 
 export function renderLobby(app: AppActions, options: RoomOptions): HTMLElement {
   const tracker = app.session.tracker;
-  const inMatch = tracker && tracker.view?.status !== "finished";
+  // the list of matches in play offers each one; the button is for a match not listed yet
+  const inMatch = tracker && tracker.view?.status !== "finished" && !app.matches.some((match) => match.room === tracker.room);
   const name = displayName(app.session.name);
   const chosen = app.session.name !== null && !isDefaultName(app.session.name);
   const nameInput = h("input", {
@@ -313,6 +314,7 @@ export function renderLobby(app: AppActions, options: RoomOptions): HTMLElement 
                       t("lobby.replay"),
                     )
                   : null,
+                typeof hand.room === "string" ? replayLink(app, `${hand.room}-1`, t("lobby.wholeMatch"), true) : null,
               );
             }),
           ),

@@ -249,7 +249,7 @@ function renderHand(app: AppActions, view: RoomView, game: GameView): HTMLElemen
       : null,
   ];
   const seat = view.seat ?? 0;
-  const myTurn = game.turn === seat && PLAYING.has(game.phase);
+  const myTurn = view.status === "playing" && game.turn === seat && PLAYING.has(game.phase);
   return h(
     "section",
     {
@@ -339,8 +339,9 @@ function renderWaiting(app: AppActions, view: RoomView): HTMLElement {
 export function renderTable(app: AppActions): HTMLElement {
   const view = app.view;
   if (!view) return h("p", { class: "loading", "data-testid": "table-loading" }, t("conn.connecting"));
-  const game = view.game;
-  if (view.status === "waiting" || !game) return h("div", { class: "table waiting" }, renderWaiting(app, view));
+  if (view.status === "waiting" || !view.game) return h("div", { class: "table waiting" }, renderWaiting(app, view));
+  // a finished match offers no move, whatever state its last hand was left in
+  const game: GameView = view.status === "finished" ? { ...view.game, legal_actions: [] } : view.game;
 
   const seat = view.seat;
   const me = seat ?? 0;
@@ -404,7 +405,7 @@ export function renderTable(app: AppActions): HTMLElement {
   if (finished) overlays.push(renderMatchOver(app, view));
   const watching =
     seat === null
-      ? h("p", { class: "watching-banner", role: "status", "data-testid": "watching" }, say("table.watching", { a: bdi(app.seatName(view, 0)), b: bdi(app.seatName(view, 1)) }))
+      ? h("p", { class: "watching-banner", "data-testid": "watching" }, say("table.watching", { a: bdi(app.seatName(view, 0)), b: bdi(app.seatName(view, 1)) }))
       : null;
   return h(
     "div",
