@@ -324,6 +324,9 @@ def test_9_room_options_on_the_create_form(gin_server: ServerProcess, new_page: 
         rules = seat.get_by_test_id("room-rules")
         expect(rules).to_have_text("Match to 10 · Bonuses: Game bonus · 60 s a turn")
     expect(page.get_by_test_id("scoreboard")).to_contain_text("to 10")
+    # the turn clock says whose it is
+    clock = re.compile(r"^(You|Player [A-Za-z0-9_-]{5}) · \d+ s$")
+    expect(page.get_by_test_id("turn-clock")).to_have_text(clock)
 
 
 def test_9_room_options_of_an_ai_room(

@@ -368,7 +368,15 @@ export function renderTable(app: AppActions): HTMLElement {
     h("span", { class: "owners", "aria-hidden": "true" }, owner(me), " – ", owner(other)),
     " · ",
     h("span", { class: "target" }, t("table.target", { target })),
-    view.turn_deadline && PLAYING.has(game.phase) && !finished ? h("span", { class: "clock", "data-clock": true }, t("table.clock", { n: Math.max(0, Math.ceil(view.turn_deadline - Date.now() / 1000)) })) : null,
+    view.turn_deadline && PLAYING.has(game.phase) && !finished && game.turn !== null
+      ? h(
+          "span",
+          { class: "clock", "data-testid": "turn-clock" },
+          bdi(app.seatName(view, game.turn)),
+          " · ",
+          h("span", { "data-clock": true }, t("table.clock", { n: Math.max(0, Math.ceil(view.turn_deadline - Date.now() / 1000)) })),
+        )
+      : null,
   );
 
   const table = h(
