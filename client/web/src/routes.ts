@@ -1,15 +1,16 @@
 // The page's addresses: / (lobby), /room/ID (?watch=TOKEN: the watch link of a room that is not
-// public), /join/CODE, /replay/ID, /rules.
+// public), /join/CODE, /replay/ID (?match=1: the whole match from that hand on), /rules.
 
 export type Route =
   | { name: "lobby" }
   | { name: "room"; id: string; watch?: string }
   | { name: "join"; code: string }
-  | { name: "replay"; id: string }
+  | { name: "replay"; id: string; match?: boolean }
   | { name: "rules" };
 
 const ID = "([A-Za-z0-9_-]{1,64})";
 
+/** `search` is the query string: `?watch=TOKEN` on a room, `?match=1` on a replay. */
 export function parseRoute(pathname: string, search = ""): Route {
   const path = pathname.replace(/\/+$/, "") || "/";
   let match = new RegExp(`^/room/${ID}$`).exec(path);
@@ -20,7 +21,7 @@ export function parseRoute(pathname: string, search = ""): Route {
   match = new RegExp(`^/join/${ID}$`).exec(path);
   if (match) return { name: "join", code: match[1] };
   match = new RegExp(`^/replay/${ID}$`).exec(path);
-  if (match) return { name: "replay", id: match[1] };
+  if (match) return new URLSearchParams(search).get("match") ? { name: "replay", id: match[1], match: true } : { name: "replay", id: match[1] };
   if (path === "/rules") return { name: "rules" };
   return { name: "lobby" };
 }
@@ -32,7 +33,7 @@ export function routePath(route: Route): string {
     case "join":
       return `/join/${encodeURIComponent(route.code)}`;
     case "replay":
-      return `/replay/${encodeURIComponent(route.id)}`;
+      return `/replay/${encodeURIComponent(route.id)}${route.match ? "?match=1" : ""}`;
     case "rules":
       return "/rules";
     default:

@@ -5,7 +5,7 @@ import type { Lang } from "../i18n";
 import type { Action, HandOver, LobbyHand, RoomView } from "../protocol";
 import type { Route } from "../routes";
 import type { ConnStatus, Session } from "../session";
-import type { Stats } from "../storage";
+import type { PlayedHand, SavedMatch, Stats } from "../storage";
 
 export type PickMode = "knock" | "gin" | null;
 
@@ -15,6 +15,21 @@ export interface Motion {
   drawnFrom: "stock" | "discard" | null;
   discarded: string | null;
   discardedBy: "me" | "them" | null;
+}
+
+/** A yes/no question the page asks before something that cannot be undone. */
+export interface Question {
+  text: string;
+  /** The label of the button that goes ahead (the other one cancels). */
+  yes: string;
+  resolve(yes: boolean): void;
+}
+
+/** A new room's options (create_room): match rules, turn clock, AI stand-in. */
+export interface RoomOptions {
+  rules?: { target?: number; game_bonus?: boolean; box_bonus?: boolean; shutout_bonus?: boolean };
+  turn_seconds?: number;
+  stand_in?: boolean;
 }
 
 export interface AppActions {
@@ -35,6 +50,12 @@ export interface AppActions {
   readonly copied: boolean;
   /** Whether the move history is unfolded; the table view keeps it as the player leaves it. */
   historyOpen: boolean;
+  /** This browser's matches still in play (and those of them the page does not show). */
+  readonly matches: readonly SavedMatch[];
+  readonly otherMatches: readonly SavedMatch[];
+  /** The finished hands this browser played. */
+  readonly playedHands: readonly PlayedHand[];
+  readonly question: Question | null;
   seatName(view: RoomView | null, seat: number): string;
 
   // --- what a view asks for
@@ -42,7 +63,8 @@ export interface AppActions {
   navigate(route: Route, replace?: boolean): void;
   changeLang(lang: Lang): void;
   setName(name: string): Promise<void>;
-  createRoom(mode: "ai" | "private", level?: string): Promise<void>;
+  createRoom(mode: "ai" | "private", level?: string, options?: RoomOptions): Promise<void>;
+  answer(yes: boolean): void;
   quickMatch(): Promise<void>;
   cancelQuickMatch(): Promise<void>;
   leave(): Promise<void>;

@@ -8,8 +8,9 @@ import { t, tSeat } from "../i18n";
 import type { Action, GameView, RoomView } from "../protocol";
 import type { AppActions } from "./actions";
 import { routePath } from "../routes";
-import { cardBack, cardFace } from "./common";
+import { bdi, cardBack, cardFace, say } from "./common";
 import { renderMatchOver, renderResult } from "./result";
+import { renderRoomRules, renderScoreSheet } from "./score-sheet";
 
 const DRAG_TYPE = "application/x-gin-move";
 const PLAYING = new Set(["first_offer", "second_offer", "first_draw", "draw", "discard"]);
@@ -55,7 +56,14 @@ function statusLine(app: AppActions, view: RoomView, game: GameView): string {
         return legal(game, "knock") ? t("turn.discardKnock") : t("turn.discard");
     }
   }
-  return t("turn.theirs", { name: app.seatName(view, game.turn ?? 0) });
+  return t("turn.theirs", { name: `\u2068${app.seatName(view, game.turn ?? 0)}\u2069` });
+}
+
+/** How to play a move, in the words of the pointer at hand (a finger has nothing to drag). */
+function moveHint(app: AppActions, game: GameView): string | null {
+  if (app.pick || (game.phase !== "draw" && game.phase !== "discard")) return null;
+  const touch = window.matchMedia?.("(pointer: coarse)").matches ?? false;
+  return t(touch ? "turn.tapHint" : "turn.dragHint");
 }
 
 function seatBadges(app: AppActions, view: RoomView, seat: number): HTMLElement[] {
@@ -71,17 +79,24 @@ function seatBadges(app: AppActions, view: RoomView, seat: number): HTMLElement[
   return badges;
 }
 
-function renderOpponent(app: AppActions, view: RoomView, game: GameView | null, seat: number): HTMLElement {
+/** A seat whose cards the reader does not see: the opponent at the top, or for a watcher
+ * either seat (seat 1 at the top, seat 0 at the bottom). */
+function renderOpponent(app: AppActions, view: RoomView, game: GameView | null, seat: number, place: "top" | "bottom" = "top"): HTMLElement {
   const count = game?.hand_sizes?.[seat] ?? 0;
-  const theirTurn = game !== null && game.turn === seat && PLAYING.has(game.phase);
+  const theirTurn = view.status === "playing" && game !== null && game.turn === seat && PLAYING.has(game.phase);
   const name = app.seatName(view, seat);
   return h(
     "section",
-    { class: `seat opponent${theirTurn ? " active" : ""}`, "aria-label": name, "data-testid": "opponent" },
+    {
+      class: `seat ${place === "top" ? "opponent" : "watched"}${theirTurn ? " active" : ""}`,
+      "aria-label": name,
+      "data-testid": place === "top" ? "opponent" : "watched-seat",
+      "data-seat-index": String(seat),
+    },
     h(
       "div",
       { class: "seat-info" },
-      h("span", { class: "name" }, name),
+      h("bdi", { class: "name" }, name),
       seatBadges(app, view, seat),
       game ? h("span", { class: "score", "aria-hidden": "true" }, String(game.scores[seat])) : null,
       theirTurn ? h("span", { class: "thinking", "data-testid": "thinking" }, h("span", { class: "dots", "aria-hidden": "true" }, h("i"), h("i"), h("i"))) : null,
@@ -235,7 +250,7 @@ function renderHand(app: AppActions, view: RoomView, game: GameView): HTMLElemen
       : null,
   ];
   const seat = view.seat ?? 0;
-  const myTurn = game.turn === seat && PLAYING.has(game.phase);
+  const myTurn = view.status === "playing" && game.turn === seat && PLAYING.has(game.phase);
   return h(
     "section",
     {
@@ -256,7 +271,7 @@ function renderHand(app: AppActions, view: RoomView, game: GameView): HTMLElemen
     h(
       "div",
       { class: "seat-info" },
-      h("span", { class: "name" }, t("seat.you", { name: app.session.name ?? "" })),
+      h("span", { class: "name" }, say("seat.you", { name: bdi(app.seatName({ ...view, seat: null }, seat)) })),
       seatBadges(app, view, seat),
       h("span", { class: "score", "aria-hidden": "true" }, String(game.scores[seat])),
       h("span", { class: "deadwood", "data-testid": "deadwood" }, t("table.deadwood", { n: game.deadwood_points ?? 0 })),
@@ -287,7 +302,7 @@ function renderHistory(app: AppActions, view: RoomView, game: GameView): HTMLEle
             const name = app.seatName(view, move.seat);
             const card = move.card ?? "";
             const mine = move.seat === view.seat;
-            const text = tSeat(`history.${move.kind}`, mine, { name, card: card ? shortName(card) : "" });
+            const text = tSeat(`history.${move.kind}`, mine, { name: `\u2068${name}\u2069`, card: card ? shortName(card) : "" });
             const spoken = tSeat(`history.${move.kind}`, mine, { name, card: card ? cardName(card) : "" });
             return h("li", { class: move.seat === view.seat ? "mine" : "theirs" }, h("span", { "aria-hidden": "true", dir: "auto" }, text), h("span", { class: "sr-only" }, spoken));
           }),
@@ -335,33 +350,51 @@ function renderWatchLink(app: AppActions, room: string, token: string): HTMLElem
 export function renderTable(app: AppActions): HTMLElement {
   const view = app.view;
   if (!view) return h("p", { class: "loading", "data-testid": "table-loading" }, t("conn.connecting"));
-  const game = view.game;
-  if (view.status === "waiting" || !game) return h("div", { class: "table waiting" }, renderWaiting(app, view));
+  if (view.status === "waiting" || !view.game) return h("div", { class: "table waiting" }, renderWaiting(app, view));
+  // a finished match offers no move, whatever state its last hand was left in
+  const game: GameView = view.status === "finished" ? { ...view.game, legal_actions: [] } : view.game;
 
   const seat = view.seat;
   const me = seat ?? 0;
   const other = 1 - me;
-  const myTurn = seat !== null && game.turn === seat && PLAYING.has(game.phase);
-  const over = game.phase === "hand_over" || game.phase === "match_over";
   const finished = view.status === "finished";
+  const myTurn = !finished && seat !== null && game.turn === seat && PLAYING.has(game.phase);
+  const over = game.phase === "hand_over" || game.phase === "match_over";
   const result = over && game.last_hand ? game.last_hand : app.pendingResult && app.pendingResult.hand < game.hand ? app.pendingResult : null;
   const pending = !over && result !== null;
   const target = game.rules?.target ?? 100;
   const status = statusLine(app, view, game);
 
+  const owner = (index: number) =>
+    h("span", { class: "owner", "data-testid": `score-${index}` }, bdi(app.seatName(view, index)), " ", h("b", null, String(game.scores[index])));
+  const scoreLabel =
+    seat === null
+      ? t("table.scoreWatchLabel", { a: app.seatName(view, 0), x: game.scores[0], b: app.seatName(view, 1), y: game.scores[1], target })
+      : t("table.scoreLabel", { you: game.scores[me], name: app.seatName(view, other), them: game.scores[other], target });
   const scoreboard = h(
     "p",
-    { class: "scoreboard", "data-testid": "scoreboard", "aria-label": t("table.scoreLabel", { you: game.scores[me], name: app.seatName(view, other), them: game.scores[other], target }) },
+    { class: "scoreboard", "data-testid": "scoreboard", "aria-label": scoreLabel },
     h("span", { class: "hand-no" }, t("table.handNo", { n: game.hand })),
     " · ",
-    h("span", { dir: "ltr" }, t("table.score", { you: game.scores[me], them: game.scores[other], target })),
-    view.turn_deadline && PLAYING.has(game.phase) ? h("span", { class: "clock", "data-clock": true }, t("table.clock", { n: Math.max(0, Math.ceil(view.turn_deadline - Date.now() / 1000)) })) : null,
+    h("span", { class: "owners", "aria-hidden": "true" }, owner(me), " – ", owner(other)),
+    " · ",
+    h("span", { class: "target" }, t("table.target", { target })),
+    view.turn_deadline && PLAYING.has(game.phase) && !finished && game.turn !== null
+      ? h(
+          "span",
+          { class: "clock", "data-testid": "turn-clock" },
+          bdi(app.seatName(view, game.turn)),
+          " · ",
+          h("span", { "data-clock": true }, t("table.clock", { n: Math.max(0, Math.ceil(view.turn_deadline - Date.now() / 1000)) })),
+        )
+      : null,
   );
 
   const table = h(
     "div",
     {
-      class: `table${myTurn ? " my-turn" : ""}${over ? " over" : ""}`,
+      class: `table${myTurn ? " my-turn" : ""}${over ? " over" : ""}${finished ? " finished" : ""}${seat === null ? " watching" : ""}`,
+      inert: finished ? true : undefined,
       "data-testid": "table",
       "data-phase": game.phase,
       "data-turn": game.turn === null ? "" : String(game.turn),
@@ -380,22 +413,28 @@ export function renderTable(app: AppActions): HTMLElement {
         { class: "turn" },
         status ? h("p", { class: `status${myTurn ? " mine" : ""}`, "data-testid": "turn-status" }, status) : null,
         myTurn ? renderActions(app, game) : null,
-        myTurn && (game.phase === "draw" || game.phase === "discard") ? h("p", { class: "hint small-print" }, t("turn.dragHint")) : null,
+        myTurn && moveHint(app, game) ? h("p", { class: "hint small-print", "data-testid": "move-hint" }, moveHint(app, game)) : null,
       ),
     ),
-    seat === null ? renderOpponent(app, view, game, me) : renderHand(app, view, game),
+    seat === null ? renderOpponent(app, view, game, me, "bottom") : renderHand(app, view, game),
     renderHistory(app, view, game),
   );
   const overlays: HTMLElement[] = [];
   if (result && !(finished && typeof view.forfeit === "number")) overlays.push(renderResult(app, view, result, pending));
   if (finished) overlays.push(renderMatchOver(app, view));
-  if (seat === null) overlays.unshift(h("p", { class: "hint" }, t("table.spectating")));
+  const watching =
+    seat === null
+      ? h("p", { class: "watching-banner", "data-testid": "watching" }, say("table.watching", { a: bdi(app.seatName(view, 0)), b: bdi(app.seatName(view, 1)) }))
+      : null;
   return h(
     "div",
     { class: "table-page" },
+    watching,
     overlays.length ? h("div", { class: "overlay" }, overlays) : null,
     seat !== null && !finished ? renderAwayChoice(app, view, 1 - seat) : null,
     table,
+    renderRoomRules(view, game),
+    renderScoreSheet(app, view, game),
     h(
       "p",
       { class: "leave-row" },
@@ -406,9 +445,8 @@ export function renderTable(app: AppActions): HTMLElement {
             {
               class: "link",
               "data-key": "leave",
-              onclick: () => {
-                if (window.confirm(t("table.leaveConfirm"))) void app.leave();
-              },
+              "data-testid": "leave",
+              onclick: () => void app.leave(),
             },
             t("table.leave"),
           )
