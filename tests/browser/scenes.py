@@ -23,10 +23,12 @@ def online(page: Page) -> None:
 
 @dataclass
 class PrivateRoom:
-    """A private room a scripted host opened: its id and invite code."""
+    """A private room a scripted host opened: its id, invite code and watch token (none
+    when the room is public)."""
 
     room: str = ""
     invite: str = ""
+    watch_token: str | None = None
     bots: list[BotThread] = field(default_factory=list)
 
 
@@ -38,15 +40,19 @@ def bots_in_a_room(
     guest: bool = True,
     deal_next: bool = False,
     delay: float = 0.05,
+    public: bool = False,
 ) -> Iterator[PrivateRoom]:
-    """Ada opens a private room (``rules``); Grace joins it when ``guest``. Both play it."""
+    """Ada opens a private room (``rules``; listed and watchable by all when ``public``);
+    Grace joins it when ``guest``. Both play it."""
     scene = PrivateRoom()
 
     async def create(bot: Bot) -> None:
-        ack = await bot.request(m.CreateRoom(id=bot._id(), mode="private", rules=rules))
+        request = m.CreateRoom(id=bot._id(), mode="private", rules=rules, public=public or None)
+        ack = await bot.request(request)
         assert isinstance(ack, m.Ack), ack
         scene.room = str(ack.result["room"])
         scene.invite = str(ack.result["invite"])
+        scene.watch_token = ack.result.get("watch_token")
 
     async def join(bot: Bot) -> None:
         ack = await bot.request(m.JoinRoom(id=bot._id(), invite=scene.invite))
@@ -77,8 +83,9 @@ def wait_for_hands(server: ServerProcess, room: str, count: int, timeout: float 
 
 def finished_match(server: ServerProcess, target: int = 20) -> tuple[str, int]:
     """Two scripted players play a whole match to ``target``; returns the room and how many
-    hands it took."""
-    with bots_in_a_room(server, rules=m.Rules(target=target), deal_next=True, delay=0) as scene:
+    hands it took. The room is public: its hands are found in the public list."""
+    rules = m.Rules(target=target)
+    with bots_in_a_room(server, rules=rules, deal_next=True, delay=0, public=True) as scene:
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline:
             status, body = server.get_json("/api/hands?limit=100")
@@ -94,11 +101,13 @@ def finished_match(server: ServerProcess, target: int = 20) -> tuple[str, int]:
 
 def hand_against_the_ai(server: ServerProcess) -> str:
     """A player the server named (no name of their own) plays a hand against a hard AI seat
-    (a scripted worker); returns the finished hand's id."""
+    (a scripted worker) in a room they chose to make public (so that it is listed); returns
+    the finished hand's id."""
     scene: dict[str, Any] = {}
 
     async def create(bot: Bot) -> None:
-        ack = await bot.request(m.CreateRoom(id=bot._id(), mode="ai", level="hard"))
+        request = m.CreateRoom(id=bot._id(), mode="ai", level="hard", public=True)
+        ack = await bot.request(request)
         assert isinstance(ack, m.Ack), ack
         scene["room"] = str(ack.result["room"])
 

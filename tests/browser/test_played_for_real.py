@@ -40,7 +40,8 @@ def test_1_a_watcher_sees_both_seats_live_and_every_card_at_the_end(
 ) -> None:
     with bots_in_a_room(gin_server, delay=0.4) as scene:
         watcher = new_page()
-        watcher.goto(f"{gin_server.http_url}/room/{scene.room}")
+        # a friend given the room's watch link (a private room shows a stranger nothing)
+        watcher.goto(f"{gin_server.http_url}/room/{scene.room}?watch={scene.watch_token}")
         table = watcher.get_by_test_id("table")
         expect(table).to_be_visible()
         expect(table).to_have_attribute("data-seat", "")
@@ -201,7 +202,7 @@ def test_5_how_to_play_in_every_language(gin_server: ServerProcess, new_page: Ne
 def test_6_scoreboard_score_sheet_and_whole_match_replay(
     gin_server: ServerProcess, new_page: NewPage
 ) -> None:
-    with bots_in_a_room(gin_server, guest=False, delay=0.05, deal_next=True) as scene:
+    with bots_in_a_room(gin_server, guest=False, delay=0.05, deal_next=True, public=True) as scene:
         page = new_page()
         page.goto(gin_server.http_url + "/")
         online(page)
