@@ -114,7 +114,7 @@ def play_match(seed: int, a_name: str, b_name: str, a_seat: int) -> MatchResult:
     policies: list[Policy] = [get_policy(names[0]), get_policy(names[1])]
     rngs = [policy_rng(seed, names[seat], seat) for seat in (0, 1)]
     stats = [SeatStats(), SeatStats()]
-    state: GameState = new_match(seed)
+    state: GameState = new_match(seed_of(seed))
     hand_nets: list[int] = []
     dead = 0
     clock = time.perf_counter_ns

@@ -38,9 +38,7 @@ def encode_room(room: Room) -> bytes:
     if game is None:
         return _ROOM_MAP + head + _GAME + _NIL
     record = record_part(game)
-    constant = _HAND_CONSTANTS.get(
-        room.id, (record, game.seed, game.rng), lambda: _hand_constants(record, game.seed, game.rng)
-    )
+    constant = _HAND_CONSTANTS.get(room.id, (record,), lambda: _hand_constants(record))
     moving = codec.pack(
         {
             "hand_number": game.hand_number,
@@ -93,10 +91,10 @@ def _head(room: Room) -> bytes:
     return map_body(codec.pack(data, validate=False))
 
 
-def _hand_constants(record: dict[str, Any], seed: int, rng: int) -> tuple[bytes, bytes]:
-    """The game's entries a hand does not change, as they surround the others: ``format``,
-    ``seed``, ``rng`` and ``rules`` first; ``scores`` and ``results`` last."""
-    first = {"format": STATE_FORMAT, "seed": seed, "rng": rng, "rules": record["rules"]}
+def _hand_constants(record: dict[str, Any]) -> tuple[bytes, bytes]:
+    """The game's entries a hand does not change, as they surround the others: ``format``
+    and ``rules`` first; ``scores`` and ``results`` last."""
+    first = {"format": STATE_FORMAT, "rules": record["rules"]}
     last = {"scores": record["scores"], "results": record["results"]}
     return (
         map_body(codec.pack(first, validate=False)),
@@ -104,10 +102,10 @@ def _hand_constants(record: dict[str, Any], seed: int, rng: int) -> tuple[bytes,
     )
 
 
-#: 15 + 1 entries and the game; the game: 4 + 9 + 2 entries and the history.
+#: 15 + 1 entries and the game; the game: 2 + 9 + 2 entries and the history.
 _ROOM_MAP = map_header(17)
 _TURN_DEADLINE = codec.pack("turn_deadline")
-_GAME_MAP = map_header(16)
+_GAME_MAP = map_header(14)
 _GAME = codec.pack("game")
 _HISTORY = codec.pack("history")
 _NIL = codec.pack(None)

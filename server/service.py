@@ -24,7 +24,7 @@ from server import identity, metrics
 from server.ai_dispatch import AiDispatcher
 from server.ai_seats import AiSeatKeeper
 from server.connection import Connection
-from server.engine import Action, IllegalAction
+from server.engine import SEED_BYTES, Action, IllegalAction
 from server.frames import RoomFrames, ack_frame
 from server.hub import Hub, decode_change, decode_room, encode_change, encode_room
 from server.room import (
@@ -95,8 +95,10 @@ def new_invite_code() -> str:
     return "".join(secrets.choice(INVITE_ALPHABET) for _ in range(INVITE_LENGTH))
 
 
-def new_seed() -> int:
-    return secrets.randbits(63)
+def new_seed() -> bytes:
+    """The seed of one deal: fresh entropy that nothing public reveals (kept, until the deal,
+    in the stored room only)."""
+    return secrets.token_bytes(SEED_BYTES)
 
 
 Handler = Callable[[Connection, Any], Awaitable[dict[str, Any] | None]]
@@ -427,7 +429,7 @@ class Service:
                 )
         action = Action(message.action.kind, message.action.card)
         try:
-            changed, events = act(room, seat, action, time.time())
+            changed, events = act(room, seat, action, time.time(), new_seed())
         except IllegalAction as refusal:
             code = _ENGINE_CODES.get(refusal.code, ErrorCode.ILLEGAL_ACTION)
             raise RequestFailed(code, str(refusal), {"reason": refusal.code}) from None

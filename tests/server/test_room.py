@@ -68,6 +68,7 @@ from server.room import (
 )
 from tests.server.engine.helpers import position
 from tests.server.engine.playing import acting_seat, choose
+from tests.support.seeds import seed_of
 
 T0 = 1_700_000_000.0
 ALICE = Seat(player="p-alice", name="Alice")
@@ -264,7 +265,7 @@ def test_ai_room_seats_the_ai_in_seat_1_and_deals_at_once(level: str) -> None:
     assert room.seats[1].ai == level
     assert room.seats[1].player is None
     assert not room.seats[1].open
-    assert room.game == new_match(99, rules)
+    assert room.game == new_match(seed_of(99), rules)
     assert room.hand_log == (deal_event(room.game),)
     assert [(e["type"], e.get("status")) for e in events] == [
         ("room", "waiting"),
@@ -319,7 +320,7 @@ def test_join_seats_the_player_in_seat_1_and_deals() -> None:
     assert seat == 1
     assert joined.seats == (ALICE, BOB)
     assert joined.status == "playing"
-    assert joined.game == new_match(5, MatchRules())
+    assert joined.game == new_match(seed_of(5), MatchRules())
     assert joined.hand_log == (deal_event(joined.game),)
     assert [(e["type"], e.get("status")) for e in events] == [
         ("room", "joined"),
@@ -380,7 +381,7 @@ def test_quick_room_is_created_with_both_seats_and_deals() -> None:
     )
     assert room.status == "playing"
     assert room.seats == (ALICE, BOB)
-    assert room.game == new_match(21, rules)
+    assert room.game == new_match(seed_of(21), rules)
     assert room.rules == rules and room.turn_seconds == 20
     assert room.seat_of("p-alice") == 0 and room.seat_of("p-bob") == 1
     assert room.seat_of("p-carol") is None
@@ -723,7 +724,7 @@ def test_rematch_room_keeps_seats_and_rules_and_deals() -> None:
     assert new.turn_seconds == 45
     assert new.seed == 777
     assert new.status == "playing"
-    assert new.game == new_match(777, rules)
+    assert new.game == new_match(seed_of(777), rules)
     assert new.hand_log == (deal_event(new.game),)
     assert new.turn_deadline == T0 + 100 + 45
     assert new.created_at == T0 + 100

@@ -14,6 +14,7 @@ EVERY_ACTION: tuple[Action, ...] = (
     *(Action(kind) for kind in sorted(ACTION_KINDS - CARD_KINDS)),
     *(Action(kind, card) for kind in sorted(CARD_KINDS) for card in DECK),
 )
+from tests.support.seeds import next_hand_seed
 
 
 def acting_seat(state: GameState, rnd: random.Random) -> int:
@@ -40,5 +41,5 @@ def choose(state: GameState, actions: list[Action], rnd: random.Random) -> Actio
 def random_step(state: GameState, rnd: random.Random) -> tuple[GameState, int, Action, list[Event]]:
     seat = acting_seat(state, rnd)
     action = choose(state, legal_actions(state, seat), rnd)
-    new, events = apply(state, seat, action)
+    new, events = apply(state, seat, action, next_hand_seed(state))
     return new, seat, action, events
