@@ -218,7 +218,7 @@ class GameState:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> GameState:
         """The inverse of ``to_dict``; a ``ValueError`` on anything malformed or inconsistent."""
-        if isinstance(data, Mapping) and data.get("format") == 1 and _FORMAT_1_KEYS <= set(data):
+        if isinstance(data, Mapping) and data.get("format") == 1 and set(data) >= _FORMAT_1_KEYS:
             data = {key: value for key, value in data.items() if key not in _FORMAT_1_KEYS}
             data["format"] = STATE_FORMAT
         _expect_keys(data, set(_DICT_KEYS), set(), "game state")

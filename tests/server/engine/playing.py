@@ -8,13 +8,13 @@ from protocol.cards import DECK, to_mask
 from protocol.melds import min_deadwood_mask
 from server.engine import ACTION_KINDS, CARD_KINDS, Action, GameState, apply, legal_actions
 from server.engine.events import Event
+from tests.support.seeds import next_hand_seed
 
 #: Every action that can be written, legal or not.
 EVERY_ACTION: tuple[Action, ...] = (
     *(Action(kind) for kind in sorted(ACTION_KINDS - CARD_KINDS)),
     *(Action(kind, card) for kind in sorted(CARD_KINDS) for card in DECK),
 )
-from tests.support.seeds import next_hand_seed
 
 
 def acting_seat(state: GameState, rnd: random.Random) -> int:

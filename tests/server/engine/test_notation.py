@@ -5,7 +5,7 @@ import pytest
 from protocol.scoring import MatchRules
 from server.engine import GameState, Phase, from_text, new_match, to_text
 from tests.server.engine.hands import DEFENDER_79
-from tests.server.engine.helpers import act, position
+from tests.server.engine.helpers import position
 from tests.server.engine.test_serialization import sample_states
 from tests.support.seeds import seed_of
 

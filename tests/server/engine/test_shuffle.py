@@ -46,7 +46,8 @@ def _z(statistic: float, df: int) -> float:
     """How many standard deviations a chi-square statistic with ``df`` degrees of freedom lies
     above its mean (Wilson-Hilferty's normal approximation)."""
     cube = (statistic / df) ** (1 / 3)
-    return (cube - (1 - 2 / (9 * df))) / math.sqrt(2 / (9 * df))
+    z: float = (cube - (1 - 2 / (9 * df))) / math.sqrt(2 / (9 * df))
+    return z
 
 
 def engine(items: list[int], seed: bytes) -> tuple[int, ...]:
