@@ -26,6 +26,7 @@ from server.engine import (
 from server.engine.events import Event
 from server.engine.state import STATE_FORMAT
 from server.engine.views import ROOM_EVENT_TYPES, game_view, rules_dict
+from server.names import shown_names
 
 RoomMode = Literal["ai", "private", "quick"]
 ROOM_MODES = ("ai", "private", "quick")
@@ -167,7 +168,7 @@ class Room:
             "status": self.status,
             "rules": rules_dict(self.rules).copy(),
             "turn_seconds": self.turn_seconds,
-            "seed": self.seed,
+            "seed": self.seed.hex(),
             "created_at": self.created_at,
             "invite": self.invite,
             "game": _game_dict(self.game) if self.game is not None and game else None,
@@ -224,13 +225,13 @@ class Room:
 
 
 def _seed(stored: object) -> bytes:
-    """A stored room's first-deal seed; a room stored before seeds were bytes has a secret
-    63-bit integer, which keys its deal just as well."""
+    """A stored room's first-deal seed (hex); a room stored before seeds were bytes has a
+    secret 63-bit integer, which keys its deal just as well."""
     if isinstance(stored, int) and not isinstance(stored, bool) and stored >= 0:
         return stored.to_bytes(SEED_BYTES, "big")
-    if not isinstance(stored, bytes) or len(stored) != SEED_BYTES:
-        raise ValueError(f"a room's seed is {SEED_BYTES} bytes")
-    return stored
+    if isinstance(stored, str) and len(stored) == 2 * SEED_BYTES:
+        return bytes.fromhex(stored)
+    raise ValueError(f"a room's seed is {SEED_BYTES} bytes in hex")
 
 
 def _game_dict(game: GameState) -> dict[str, Any]:
@@ -393,7 +394,7 @@ def hand_record(
         "id": hand_id(room.id, number),
         "room": room.id,
         "hand": number,
-        "players": [seat.name for seat in room.seats],
+        "players": shown_names([seat.name for seat in room.seats]),
         "dealer": events[0].get("dealer", game.dealer) if events else game.dealer,
         "events": events,
         "result": last if last.get("type") == "hand_over" else game.results[number - 1].to_dict(),
@@ -634,15 +635,16 @@ def _deadline(room: Room, now: float) -> float | None:
 
 def public_seats(room: Room) -> list[dict[str, Any]]:
     """The seats as everybody sees them (views, room events)."""
+    shown = shown_names([seat.name for seat in room.seats])
     return [
         {
-            "name": seat.name,
+            "name": shown[index],
             "ai": seat.ai,
             "open": seat.open,
             "away": seat.away_since is not None,
             "stand_in": seat.stand_in,
         }
-        for seat in room.seats
+        for index, seat in enumerate(room.seats)
     ]
 
 

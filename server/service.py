@@ -20,7 +20,7 @@ from protocol import codec
 from protocol import messages as m
 from protocol.messages import ErrorCode
 from protocol.scoring import MatchRules
-from server import identity, metrics
+from server import identity, metrics, names
 from server.ai_dispatch import AiDispatcher
 from server.ai_seats import AiSeatKeeper
 from server.connection import Connection
@@ -93,6 +93,13 @@ def new_room_id() -> str:
 
 def new_invite_code() -> str:
     return "".join(secrets.choice(INVITE_ALPHABET) for _ in range(INVITE_LENGTH))
+
+
+def _clean_name(raw: str) -> str:
+    try:
+        return names.clean_name(raw)
+    except names.BadName as refusal:
+        raise RequestFailed(ErrorCode.BAD_NAME, str(refusal)) from None
 
 
 def new_seed() -> bytes:
@@ -186,15 +193,19 @@ class Service:
             if player is None or not identity.token_matches(token, player.token_hash):
                 raise RequestFailed(ErrorCode.BAD_TOKEN, "unknown or revoked token")
             await self.store.touch_player(player.player_id)
-            name = player.name
-            if message.name is not None and message.name != name:
-                await self.store.set_player_name(player.player_id, message.name)
-                name = message.name
+            name = names.kept_name(player.name, player.player_id)
+            wanted = _clean_name(message.name) if message.name is not None else name
+            if wanted != player.name:
+                await self.store.set_player_name(player.player_id, wanted)
+                name = wanted
             conn.player_id = player.player_id
         else:
             player_id = identity.new_player_id()
             token = identity.new_token(player_id)
-            name = message.name or f"Player {player_id[1:6]}"
+            if message.name is not None:
+                name = _clean_name(message.name)
+            else:
+                name = names.default_name(player_id)
             await self.store.create_player(player_id, identity.hash_token(token), name)
             conn.player_id = player_id
         conn.name = name
@@ -210,9 +221,10 @@ class Service:
 
     async def set_name(self, conn: Connection, message: m.SetName) -> dict[str, Any]:
         assert conn.player_id is not None
-        await self.store.set_player_name(conn.player_id, message.name)
-        conn.name = message.name
-        return {"name": message.name}
+        name = _clean_name(message.name)
+        await self.store.set_player_name(conn.player_id, name)
+        conn.name = name
+        return {"name": name}
 
     # --- rooms --------------------------------------------------------------------------------
 
