@@ -38,6 +38,7 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from bench.engine_moves import new_room, script
+from bench.seeds import deal_seed
 from server import keys
 from server.__main__ import UVICORN_OPTIONS
 from server.frames import RoomFrames, ack_frame, update_frame
@@ -60,7 +61,8 @@ def typical_move() -> tuple[bytes, bytes, bytes]:
     seed, moves = script(1)
     room = new_room(seed)
     for seq, (seat, action) in enumerate(moves, start=1):
-        room, events = act(room, seat, action, 1000.0)
+        hand = room.game.hand_number if room.game is not None else 0
+        room, events = act(room, seat, action, 1000.0, deal_seed(seed, hand + 1))
         frames = RoomFrames(room, seq, events)
         if len(frames.update(0)) >= UPDATE_BYTES:
             return frames.view(0), encode_room(room), encode_change(seq, events, seat)
