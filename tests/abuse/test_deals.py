@@ -66,7 +66,7 @@ def _deal_of(state: GameState) -> tuple[Any, ...]:
 async def test_hand_2_is_not_a_function_of_anything_before_it(
     server_factory: ServerFactory, redis_url: str
 ) -> None:
-    server = server_factory(env=FAST_CLIENT_ENV)
+    server = server_factory(env={**FAST_CLIENT_ENV, "GIN_LOG_LEVEL": "DEBUG"})
     ada, bob, room = await private_match(server.ws_url, server.ws_url, target=500, record=True)
     try:
         await _play_to_hand_over([ada, bob], room)
@@ -90,9 +90,10 @@ async def test_hand_2_is_not_a_function_of_anything_before_it(
             if len(seed) == 32:
                 guess = apply(state, 0, Action("next_hand"), seed)[0]
                 assert _deal_of(guess) != _deal_of(dealt), "hand 2 was dealt from a kept seed"
-        # The first deal's seed stays in Redis and nowhere else: no frame and no replay has it.
+        # The first deal's seed stays in Redis and nowhere else: no frame, no replay and no
+        # line of the server's log (at DEBUG) has it.
         secret = bytes.fromhex(before["seed"])
-        public = [codec.pack(replay, validate=False)]
+        public = [codec.pack(replay, validate=False), server.log_path.read_bytes()]
         for session in (ada, bob):
             assert session.frames is not None
             public.extend(codec.encode(frame, validate=False) for frame in session.frames)
