@@ -57,14 +57,16 @@ EVENTS_MAXLEN = 10_000
 
 def typical_move() -> tuple[bytes, bytes, bytes]:
     """A seat's encoded view, the stored room and the change of one move of a seeded match,
-    the first whose update frame reaches the mean size."""
+    the first within a hand (no deal, no hand's end) whose update frame reaches the mean
+    size."""
     seed, moves = script(1)
     room = new_room(seed)
     for seq, (seat, action) in enumerate(moves, start=1):
         hand = room.game.hand_number if room.game is not None else 0
         room, events = act(room, seat, action, 1000.0, deal_seed(seed, hand + 1))
         frames = RoomFrames(room, seq, events)
-        if len(frames.update(0)) >= UPDATE_BYTES:
+        ordinary = not any(event["type"] in ("deal", "hand_over") for event in events)
+        if ordinary and len(frames.update(0)) >= UPDATE_BYTES:
             return frames.view(0), encode_room(room), encode_change(seq, events, seat)
     raise RuntimeError("no move of the seeded match reaches the mean update size")
 
