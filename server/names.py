@@ -71,16 +71,17 @@ def default_name(player_id: str) -> str:
     return f"Player {player_id[1:6]}"
 
 
-def kept_name(stored: str, player_id: str) -> str:
+def kept_name(stored: str, player_id: str, *, ai_worker: bool = False) -> str:
     """A name stored before this policy: itself if it passes, else the default name."""
     try:
-        return clean_name(stored)
+        return clean_name(stored, ai_worker=ai_worker)
     except BadName:
         return default_name(player_id)
 
 
-def clean_name(raw: str) -> str:
-    """The name as it is kept and shown, or ``BadName``."""
+def clean_name(raw: str, *, ai_worker: bool = False) -> str:
+    """The name as it is kept and shown, or ``BadName``. An AI worker (it presented the
+    workers' key) is the server's own and may take the AI's names."""
     name = unicodedata.normalize("NFKC", raw)
     in_a_row = total = 0
     for char in name:
@@ -104,7 +105,7 @@ def clean_name(raw: str) -> str:
         raise BadName("a name cannot be empty or blank")
     if not any(unicodedata.category(char)[0] in "LN" for char in name):
         raise BadName("a name needs a letter or a digit")
-    if _gists(name) & _reserved():
+    if not ai_worker and _gists(name) & _reserved():
         raise BadName(f"{name!r} is the name of the server's own AI seats")
     return name
 

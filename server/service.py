@@ -95,9 +95,9 @@ def new_invite_code() -> str:
     return "".join(secrets.choice(INVITE_ALPHABET) for _ in range(INVITE_LENGTH))
 
 
-def _clean_name(raw: str) -> str:
+def _clean_name(raw: str, *, ai_worker: bool) -> str:
     try:
-        return names.clean_name(raw)
+        return names.clean_name(raw, ai_worker=ai_worker)
     except names.BadName as refusal:
         raise RequestFailed(ErrorCode.BAD_NAME, str(refusal)) from None
 
@@ -193,8 +193,9 @@ class Service:
             if player is None or not identity.token_matches(token, player.token_hash):
                 raise RequestFailed(ErrorCode.BAD_TOKEN, "unknown or revoked token")
             await self.store.touch_player(player.player_id)
-            name = names.kept_name(player.name, player.player_id)
-            wanted = _clean_name(message.name) if message.name is not None else name
+            worker = message.worker_key is not None  # a wrong key was refused above
+            name = names.kept_name(player.name, player.player_id, ai_worker=worker)
+            wanted = name if message.name is None else _clean_name(message.name, ai_worker=worker)
             if wanted != player.name:
                 await self.store.set_player_name(player.player_id, wanted)
                 name = wanted
@@ -203,7 +204,7 @@ class Service:
             player_id = identity.new_player_id()
             token = identity.new_token(player_id)
             if message.name is not None:
-                name = _clean_name(message.name)
+                name = _clean_name(message.name, ai_worker=message.worker_key is not None)
             else:
                 name = names.default_name(player_id)
             await self.store.create_player(player_id, identity.hash_token(token), name)
@@ -221,7 +222,7 @@ class Service:
 
     async def set_name(self, conn: Connection, message: m.SetName) -> dict[str, Any]:
         assert conn.player_id is not None
-        name = _clean_name(message.name)
+        name = _clean_name(message.name, ai_worker=conn.is_worker)
         await self.store.set_player_name(conn.player_id, name)
         conn.name = name
         return {"name": name}

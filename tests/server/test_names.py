@@ -79,6 +79,13 @@ def test_a_bad_name_is_refused_with_the_reason(raw: str, why: str) -> None:
         clean_name(raw)
 
 
+def test_an_ai_worker_may_take_the_ai_names_but_no_invisible_one() -> None:
+    assert clean_name("AI", ai_worker=True) == "AI"
+    assert clean_name("AI (hard)", ai_worker=True) == "AI (hard)"
+    with pytest.raises(BadName, match="invisible"):
+        clean_name("\u3164", ai_worker=True)
+
+
 def test_default_names_pass_the_policy() -> None:
     for _ in range(2000):
         player_id = new_player_id()
