@@ -70,7 +70,7 @@ def check_refusal(
         return
     before = state.to_dict() if snapshot else None
     try:
-        apply(state, seat, action)
+        apply(state, seat, action, next_hand_seed(state))
     except IllegalAction:
         assert before is None or state.to_dict() == before
     else:
@@ -83,7 +83,7 @@ def check_every_action(state: GameState) -> None:
         legal = set(legal_actions(state, seat))
         for action in EVERY_ACTION:
             try:
-                apply(state, seat, action)
+                apply(state, seat, action, next_hand_seed(state))
             except IllegalAction:
                 assert action not in legal, f"{action} listed but refused: {to_text(state)}"
             else:
