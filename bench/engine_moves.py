@@ -20,6 +20,7 @@ import random
 import statistics
 import time
 
+from bench.seeds import deal_seed
 from protocol.cards import to_mask
 from protocol.melds import min_deadwood_mask
 from server.blobs import RoomBlobs
@@ -37,7 +38,7 @@ def new_room(seed: int) -> Room:
         mode="private",
         creator=Seat(player="a", name="A"),
         opponent=Seat(player="b", name="B"),
-        seed=seed,
+        seed=deal_seed(seed, 1),
         now=1000.0,
         turn_seconds=30,
     )
@@ -68,7 +69,9 @@ def script(seed: int) -> Script:
         seat = game.turn if game.turn is not None else rnd.randrange(2)
         action = choose(game, legal_actions(game, seat), rnd)
         moves.append((seat, action))
-        room, _ = act(room, seat, action, 1000.0 + len(moves))
+        room, _ = act(
+            room, seat, action, 1000.0 + len(moves), deal_seed(seed, game.hand_number + 1)
+        )
     return seed, moves
 
 
@@ -81,8 +84,10 @@ def replay(scripts: list[Script], digest: hashlib._Hash | None = None) -> tuple[
     for seed, script_moves in scripts:
         room = new_room(seed)
         for number, (seat, action) in enumerate(script_moves, 1):
+            hand = room.game.hand_number if room.game is not None else 0
+            next_seed = deal_seed(seed, hand + 1)
             start = clock()
-            room, events = act(room, seat, action, 1000.0 + number)
+            room, events = act(room, seat, action, 1000.0 + number, next_seed)
             acted = clock()
             frames = parts.frames(room, number, events)
             built = [blobs.encode_room(room), frames.update(0), frames.update(1)]

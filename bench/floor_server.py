@@ -38,6 +38,7 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from bench.engine_moves import new_room, script
+from bench.seeds import deal_seed
 from server import keys
 from server.__main__ import UVICORN_OPTIONS
 from server.blobs import RoomBlobs, encode_change
@@ -57,14 +58,17 @@ ROOM_TTL_MS = 86_400_000
 
 def typical_move() -> tuple[bytes, bytes, bytes]:
     """A seat's encoded view, the stored room and the change of one move of a seeded match,
-    the first whose update frame reaches the mean size."""
+    the first within a hand (no deal, no hand's end) whose update frame reaches the mean
+    size."""
     seed, moves = script(1)
     room = new_room(seed)
     blobs, parts = RoomBlobs(), FrameParts()
     for seq, (seat, action) in enumerate(moves, start=1):
-        room, events = act(room, seat, action, 1000.0)
+        hand = room.game.hand_number if room.game is not None else 0
+        room, events = act(room, seat, action, 1000.0, deal_seed(seed, hand + 1))
         frames = parts.frames(room, seq, events)
-        if len(frames.update(0)) >= UPDATE_BYTES:
+        ordinary = not any(event["type"] in ("deal", "hand_over") for event in events)
+        if ordinary and len(frames.update(0)) >= UPDATE_BYTES:
             return frames.view(0), blobs.encode_room(room), encode_change(seq, events, seat)
     raise RuntimeError("no move of the seeded match reaches the mean update size")
 

@@ -138,6 +138,7 @@ class ErrorCode(StrEnum):
     HISTORY_GONE = "history_gone"
     BAD_ORIGIN = "bad_origin"
     INVALID_ARGUMENT = "invalid_argument"
+    BAD_NAME = "bad_name"
     ALREADY_IN_QUEUE = "already_in_queue"
     OPPONENT_PRESENT = "opponent_present"
     NOT_AWAY_LONG_ENOUGH = "not_away_long_enough"

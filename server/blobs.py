@@ -20,10 +20,10 @@ from server.room import Room
 
 __all__ = ["RoomBlobs", "decode_change", "decode_room", "encode_change"]
 
-#: 19 + 1 entries and the game; the game: 4 + 9 + 2 entries and the history.
+#: 19 + 1 entries and the game; the game: 2 + 9 + 2 entries and the history.
 _ROOM_MAP = map_header(21)
 _TURN_DEADLINE = pack("turn_deadline")
-_GAME_MAP = map_header(16)
+_GAME_MAP = map_header(14)
 _GAME = pack("game")
 _HISTORY = pack("history")
 _NIL = pack(None)
@@ -49,8 +49,8 @@ class RoomBlobs:
         record = record_part(game)
         first, last = self._hand_constants.get(
             room.id,
-            (record, game.seed, game.rng),
-            lambda: _hand_constants(record, game.seed, game.rng),
+            (record,),
+            lambda: _hand_constants(record),
         )
         moving = pack(
             {
@@ -101,10 +101,10 @@ def _head(room: Room) -> bytes:
     return map_body(pack(data))
 
 
-def _hand_constants(record: dict[str, Any], seed: int, rng: int) -> tuple[bytes, bytes]:
+def _hand_constants(record: dict[str, Any]) -> tuple[bytes, bytes]:
     """The game's entries a hand does not change, as they surround the others: ``format``,
-    ``seed``, ``rng`` and ``rules`` first; ``scores`` and ``results`` last."""
-    first = {"format": STATE_FORMAT, "seed": seed, "rng": rng, "rules": record["rules"]}
+    and ``rules`` first; ``scores`` and ``results`` last."""
+    first = {"format": STATE_FORMAT, "rules": record["rules"]}
     last = {"scores": record["scores"], "results": record["results"]}
     return map_body(pack(first)), map_body(pack(last))
 

@@ -14,10 +14,20 @@ from typing import Any, Literal
 from protocol.cards import card_index, to_mask
 from protocol.melds import min_deadwood_mask
 from protocol.scoring import MatchRules
-from server.engine import Action, GameState, Phase, apply, deal_event, legal_actions, new_match
+from server.engine import (
+    SEED_BYTES,
+    Action,
+    GameState,
+    Phase,
+    apply,
+    deal_event,
+    legal_actions,
+    new_match,
+)
 from server.engine.events import Event
 from server.engine.state import STATE_FORMAT
 from server.engine.views import ROOM_EVENT_TYPES, game_view, rules_dict
+from server.names import shown_names
 
 RoomMode = Literal["ai", "private", "quick"]
 ROOM_MODES = ("ai", "private", "quick")
@@ -117,7 +127,9 @@ class Room:
     status: Literal["waiting", "playing", "finished"]
     rules: MatchRules
     turn_seconds: int
-    seed: int
+    #: The seed of the match's first deal (made with the room; it deals when its seats fill).
+    #: Every later hand is dealt from a seed drawn for it when it is dealt (``act``).
+    seed: bytes
     created_at: float
     invite: str | None = None
     game: GameState | None = None
@@ -177,7 +189,7 @@ class Room:
             "status": self.status,
             "rules": rules_dict(self.rules).copy(),
             "turn_seconds": self.turn_seconds,
-            "seed": self.seed,
+            "seed": self.seed.hex(),
             "created_at": self.created_at,
             "invite": self.invite,
             "game": _game_dict(self.game) if self.game is not None and game else None,
@@ -224,7 +236,7 @@ class Room:
             status=data["status"],
             rules=MatchRules.from_dict(data["rules"]),
             turn_seconds=data["turn_seconds"],
-            seed=data["seed"],
+            seed=_seed(data["seed"]),
             created_at=data["created_at"],
             invite=data["invite"],
             game=GameState.from_dict(game) if game is not None else None,
@@ -243,14 +255,22 @@ class Room:
         )
 
 
+def _seed(stored: object) -> bytes:
+    """A stored room's first-deal seed (hex); a room stored before seeds were bytes has a
+    secret 63-bit integer, which keys its deal just as well."""
+    if isinstance(stored, int) and not isinstance(stored, bool) and stored >= 0:
+        return stored.to_bytes(SEED_BYTES, "big")
+    if isinstance(stored, str) and len(stored) == 2 * SEED_BYTES:
+        return bytes.fromhex(stored)
+    raise ValueError(f"a room's seed is {SEED_BYTES} bytes in hex")
+
+
 def _game_dict(game: GameState) -> dict[str, Any]:
     """Exactly ``game.to_dict()`` (a test holds them equal), with the rules' map made once per
     rules: ``MatchRules.to_dict`` (``dataclasses.asdict``) was a good part of every move's
     encoding."""
     return {
         "format": STATE_FORMAT,
-        "seed": game.seed,
-        "rng": game.rng,
         "rules": rules_dict(game.rules).copy(),
         "hand_number": game.hand_number,
         "dealer": game.dealer,
@@ -275,7 +295,7 @@ def create_room(
     room_id: str,
     mode: str,
     creator: Seat,
-    seed: int,
+    seed: bytes,
     now: float,
     rules: MatchRules | None = None,
     level: str | None = None,
@@ -348,11 +368,15 @@ def bind_ai_seat(room: Room, seat: int, player_id: str) -> tuple[Room, list[Even
     return replace(room, seats=(seats[0], seats[1])), []
 
 
-def act(room: Room, seat: int, action: Action, now: float) -> tuple[Room, list[Event]]:
-    """Apply a game action. Raises the engine's ``IllegalAction`` (the room is unchanged)."""
+def act(
+    room: Room, seat: int, action: Action, now: float, seed: bytes | None = None
+) -> tuple[Room, list[Event]]:
+    """Apply a game action; ``seed`` deals the next hand if the action deals one (fresh
+    entropy the caller drew for it; not kept). Raises the engine's ``IllegalAction`` (the room
+    is unchanged)."""
     if room.status != "playing" or room.game is None:
         raise RoomClosed(f"room {room.id} is {room.status}: no game in play")
-    game, events = apply(room.game, seat, action)
+    game, events = apply(room.game, seat, action, seed)
     log = room.hand_log + tuple(events)
     if action.kind == "next_hand":
         log = tuple(events)
@@ -415,7 +439,7 @@ def hand_record(
         "id": hand_id(room.id, number),
         "room": room.id,
         "hand": number,
-        "players": [seat.name for seat in room.seats],
+        "players": shown_names([seat.name for seat in room.seats]),
         "dealer": events[0].get("dealer", game.dealer) if events else game.dealer,
         "events": events,
         "result": last if last.get("type") == "hand_over" else game.results[number - 1].to_dict(),
@@ -523,7 +547,7 @@ def request_rematch(room: Room, seat: int, next_room: str) -> tuple[Room, list[E
     return room, [{"type": "rematch", "seat": seat, "room": room.next_room}]
 
 
-def rematch_room(old: Room, room_id: str, seed: int, now: float) -> tuple[Room, list[Event]]:
+def rematch_room(old: Room, room_id: str, seed: bytes, now: float) -> tuple[Room, list[Event]]:
     """The new room of a rematch: the same players and rules, seats kept."""
     room = Room(
         id=room_id,
@@ -738,16 +762,17 @@ def _banks_after(room: Room, seat: int, now: float) -> tuple[float, float]:
 
 def public_seats(room: Room) -> list[dict[str, Any]]:
     """The seats as everybody sees them (views, room events)."""
+    shown = shown_names([seat.name for seat in room.seats])
     return [
         {
-            "name": seat.name,
+            "name": shown[index],
             "ai": seat.ai,
             "open": seat.open,
             "away": seat.away_since is not None,
             "stand_in": seat.stand_in,
             "away_choice": seat.away_choice,
         }
-        for seat in room.seats
+        for index, seat in enumerate(room.seats)
     ]
 
 

@@ -19,6 +19,7 @@ from server.blobs import decode_change, decode_room, encode_change
 from server.commits import Commits
 from server.connection import Connection
 from server.engine import Action, IllegalAction
+from server.entropy import seed_for
 from server.hub import Hub
 from server.requests import Reply, RequestFailed
 from server.room import RoomError, act
@@ -73,7 +74,7 @@ class Play:
                 )
         action = Action(message.action.kind, message.action.card)
         try:
-            changed, events = act(room, seat, action, time.time())
+            changed, events = act(room, seat, action, time.time(), seed_for(action))
         except IllegalAction as refusal:
             code = _ENGINE_CODES.get(refusal.code, ErrorCode.ILLEGAL_ACTION)
             raise RequestFailed(code, str(refusal), {"reason": refusal.code}) from None

@@ -8,7 +8,7 @@ from typing import Any
 from protocol import codec
 from protocol import messages as m
 from protocol.messages import ErrorCode
-from server import identity
+from server import identity, names
 from server.connection import Connection
 from server.limits import Limits
 from server.requests import Reply, RequestFailed
@@ -46,15 +46,20 @@ class Players:
             if player is None or not identity.token_matches(token, player.token_hash):
                 raise RequestFailed(ErrorCode.BAD_TOKEN, "unknown or revoked token")
             await store.touch_player(player.player_id)
-            name = player.name
-            if message.name is not None and message.name != name:
-                await store.set_player_name(player.player_id, message.name)
-                name = message.name
+            worker = message.worker_key is not None  # a wrong key was refused above
+            name = names.kept_name(player.name, player.player_id, ai_worker=worker)
+            wanted = name if message.name is None else _clean_name(message.name, ai_worker=worker)
+            if wanted != player.name:
+                await store.set_player_name(player.player_id, wanted)
+                name = wanted
             conn.player_id = player.player_id
         else:
             player_id = identity.new_player_id()
             token = identity.new_token(player_id)
-            name = message.name or f"Player {player_id[1:6]}"
+            if message.name is not None:
+                name = _clean_name(message.name, ai_worker=message.worker_key is not None)
+            else:
+                name = names.default_name(player_id)
             await self._limits.count_new_player(conn, worker=message.worker_key is not None)
             await store.create_player(player_id, identity.hash_token(token), name)
             conn.player_id = player_id
@@ -73,9 +78,10 @@ class Players:
 
     async def set_name(self, conn: Connection, message: m.SetName) -> Reply:
         assert conn.player_id is not None
-        await self._store.set_player_name(conn.player_id, message.name)
-        conn.name = message.name
-        return Reply({"name": message.name})
+        name = _clean_name(message.name, ai_worker=conn.is_worker)
+        await self._store.set_player_name(conn.player_id, name)
+        conn.name = name
+        return Reply({"name": name})
 
     async def stats(self, conn: Connection, message: m.Stats) -> Reply:
         assert conn.player_id is not None
@@ -116,3 +122,10 @@ class Players:
                     }
                 )
         return summaries
+
+
+def _clean_name(raw: str, *, ai_worker: bool) -> str:
+    try:
+        return names.clean_name(raw, ai_worker=ai_worker)
+    except names.BadName as refusal:
+        raise RequestFailed(ErrorCode.BAD_NAME, str(refusal)) from None

@@ -15,6 +15,7 @@ from server.ai_seats import AiSeatKeeper
 from server.blobs import decode_room
 from server.commits import Commits
 from server.connection import Connection
+from server.entropy import new_seed
 from server.hub import Hub
 from server.limits import Limits
 from server.requests import Reply, RequestFailed, Then
@@ -59,10 +60,6 @@ def new_invite_code() -> str:
 
 def new_watch_token() -> str:
     return secrets.token_urlsafe(16)
-
-
-def new_seed() -> int:
-    return secrets.randbits(63)
 
 
 class Rooms:

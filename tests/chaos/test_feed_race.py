@@ -22,6 +22,7 @@ from server.hub import Hub
 from server.ratelimit import TokenBucket
 from server.room import Seat, create_room
 from server.store import Store
+from tests.support.seeds import seed_of
 
 
 def _connection(name: str, received: list[m.ServerMessage]) -> Connection:
@@ -49,7 +50,7 @@ async def test_followers_that_arrive_together_all_get_the_next_update(redis_url:
             room_id="race",
             mode="private",
             creator=Seat(player="p1", name="Ada"),
-            seed=7,
+            seed=seed_of(7),
             now=time.time(),
             invite="RACE",
         )

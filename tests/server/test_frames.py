@@ -14,6 +14,7 @@ from server.engine.events import Event
 from server.engine.views import event_for
 from server.frames import FrameParts, ack_frame, update_frame
 from server.room import Room, Seat, act, create_room, join, leave, mark_away, room_view
+from tests.support.seeds import next_hand_seed, seed_of
 
 T0 = 1_700_000_000.0
 RECIPIENTS = (0, 1, None)
@@ -27,7 +28,7 @@ def changes(seed: int) -> Iterator[tuple[Room, int, list[Event]]]:
         room_id="rFRAMESFRAMES",
         mode=mode,
         creator=Seat(player="pA", name="Ann é"),
-        seed=seed,
+        seed=seed_of(seed),
         now=T0,
         level="easy" if mode == "ai" else None,
         invite="INVITE23" if mode == "private" else None,
@@ -45,7 +46,8 @@ def changes(seed: int) -> Iterator[tuple[Room, int, list[Event]]]:
             break
         game = room.game
         seat = rnd.choice([s for s in (0, 1) if legal_actions(game, s)])
-        room, events = act(room, seat, rnd.choice(legal_actions(game, seat)), T0 + step)
+        action = rnd.choice(legal_actions(game, seat))
+        room, events = act(room, seat, action, T0 + step, next_hand_seed(game))
         seq += 1
         yield room, seq, events
         if rnd.random() < 0.02:

@@ -19,6 +19,7 @@ from server.hub import Hub
 from server.ratelimit import TokenBucket
 from server.room import Room, Seat, act, create_room, join
 from server.store import Store
+from tests.support.seeds import seed_of
 
 T0 = 1_700_000_000.0
 
@@ -56,7 +57,8 @@ async def hub(store: Store) -> AsyncIterator[Hub]:
 
 async def _room(store: Store) -> Room:
     room, events = create_room(
-        room_id="rHUB", mode="private", creator=Seat(player="pA", name="A"), seed=5, now=T0,
+        room_id="rHUB", mode="private", creator=Seat(player="pA", name="A"), seed=seed_of(5),
+        now=T0,
         invite="HUBHUB",
     )  # fmt: skip
     blobs = RoomBlobs()

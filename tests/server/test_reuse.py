@@ -7,6 +7,7 @@ from protocol import codec
 from server.engine import Phase, new_match
 from server.reuse import Histories, PartCache
 from tests.server.engine.playing import random_step
+from tests.support.seeds import seed_of
 
 
 def test_a_part_is_reused_only_for_the_same_objects() -> None:
@@ -44,7 +45,7 @@ def test_a_history_is_the_codec_encoding_of_its_moves_move_after_move() -> None:
     and starts again for a new hand or another state: always ``codec.pack`` of the moves."""
     rnd = random.Random(3)
     histories = Histories()
-    states = [new_match(seed) for seed in (1, 2)]
+    states = [new_match(seed_of(number)) for number in (1, 2)]
     for _ in range(300):
         index = rnd.randrange(2)  # two matches under one room id: each call may switch
         state = states[index]
@@ -58,7 +59,7 @@ def test_a_history_is_the_codec_encoding_of_its_moves_move_after_move() -> None:
 
 def test_histories_start_over_past_their_limit() -> None:
     histories = Histories(limit=2)
-    history = new_match(1).history
+    history = new_match(seed_of(1)).history
     for room_id in ("r1", "r2", "r3"):
         histories.pack(room_id, history)
     assert len(histories) == 1

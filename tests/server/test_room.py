@@ -73,6 +73,7 @@ from server.room import (
 )
 from tests.server.engine.helpers import position
 from tests.server.engine.playing import acting_seat, choose
+from tests.support.seeds import next_hand_seed, seed_of
 
 T0 = 1_700_000_000.0
 ALICE = Seat(player="p-alice", name="Alice")
@@ -90,7 +91,7 @@ def ai_room(seed: int = 7, level: str = "normal", turn_seconds: int = 0, **kw: A
         room_id="RA",
         mode="ai",
         creator=ALICE,
-        seed=seed,
+        seed=seed_of(seed),
         now=T0,
         level=level,
         turn_seconds=turn_seconds,
@@ -104,7 +105,7 @@ def private_room(seed: int = 11, turn_seconds: int = 0, **kw: Any) -> Room:
         room_id="RP",
         mode="private",
         creator=ALICE,
-        seed=seed,
+        seed=seed_of(seed),
         now=T0,
         invite=INVITE,
         turn_seconds=turn_seconds,
@@ -119,7 +120,7 @@ def quick_room(seed: int = 13, turn_seconds: int = 0, rules: MatchRules | None =
         mode="quick",
         creator=ALICE,
         opponent=BOB,
-        seed=seed,
+        seed=seed_of(seed),
         now=T0,
         turn_seconds=turn_seconds,
         rules=rules,
@@ -133,7 +134,7 @@ def banked_room(seed: int = 50, turn_seconds: int = 30, bank: int = 120) -> Room
         mode="quick",
         creator=ALICE,
         opponent=BOB,
-        seed=seed,
+        seed=seed_of(seed),
         now=T0,
         turn_seconds=turn_seconds,
         turn_bank=bank,
@@ -173,7 +174,9 @@ def play_match(room: Room, rnd: random.Random) -> Room:
         room, _ = play_hand(room, rnd)
         if room.status == "finished":
             return room
-        room, _ = act(room, rnd.randrange(2), Action("next_hand"), T0)
+        room, _ = act(
+            room, rnd.randrange(2), Action("next_hand"), T0, next_hand_seed(game_of(room))
+        )
     raise AssertionError("the match did not end")
 
 
@@ -202,7 +205,7 @@ def states_of_play(seed: int, hands: int = 3) -> Iterator[Room]:
             yield room
         if room.status == "finished":
             return
-        room, _ = act(room, 0, Action("next_hand"), T0)
+        room, _ = act(room, 0, Action("next_hand"), T0, next_hand_seed(game_of(room)))
         yield room
 
 
@@ -275,7 +278,7 @@ def assert_plain(value: object) -> None:
 def test_ai_room_seats_the_ai_in_seat_1_and_deals_at_once(level: str) -> None:
     rules = MatchRules(target=50, box_bonus=True)
     room, events = create_room(
-        room_id="R1", mode="ai", creator=ALICE, seed=99, now=T0, level=level, rules=rules
+        room_id="R1", mode="ai", creator=ALICE, seed=seed_of(99), now=T0, level=level, rules=rules
     )
     assert room.status == "playing"
     assert room.mode == "ai"
@@ -283,7 +286,7 @@ def test_ai_room_seats_the_ai_in_seat_1_and_deals_at_once(level: str) -> None:
     assert room.seats[1].ai == level
     assert room.seats[1].player is None
     assert not room.seats[1].open
-    assert room.game == new_match(99, rules)
+    assert room.game == new_match(seed_of(99), rules)
     assert room.hand_log == (deal_event(room.game),)
     assert [(e["type"], e.get("status")) for e in events] == [
         ("room", "waiting"),
@@ -298,27 +301,39 @@ def test_ai_room_seats_the_ai_in_seat_1_and_deals_at_once(level: str) -> None:
 @pytest.mark.parametrize("level", [None, "", "expert", "EASY"])
 def test_ai_room_refuses_a_bad_level(level: str | None) -> None:
     with pytest.raises(RoomError):
-        create_room(room_id="R", mode="ai", creator=ALICE, seed=1, now=T0, level=level)
+        create_room(room_id="R", mode="ai", creator=ALICE, seed=seed_of(1), now=T0, level=level)
 
 
 @pytest.mark.parametrize("mode", ["private", "quick"])
 def test_a_level_outside_an_ai_room_is_refused(mode: str) -> None:
     with pytest.raises(RoomError):
         create_room(
-            room_id="R", mode=mode, creator=ALICE, opponent=BOB, seed=1, now=T0, level="easy"
+            room_id="R",
+            mode=mode,
+            creator=ALICE,
+            opponent=BOB,
+            seed=seed_of(1),
+            now=T0,
+            level="easy",
         )
 
 
 @pytest.mark.parametrize("mode", ["", "public", "AI", "solo"])
 def test_an_unknown_mode_is_refused(mode: str) -> None:
     with pytest.raises(RoomError) as error:
-        create_room(room_id="R", mode=mode, creator=ALICE, seed=1, now=T0)
+        create_room(room_id="R", mode=mode, creator=ALICE, seed=seed_of(1), now=T0)
     assert error.value.code == "invalid_argument"
 
 
 def test_private_room_waits_for_a_second_player() -> None:
     room, events = create_room(
-        room_id="RP", mode="private", creator=ALICE, seed=5, now=T0, invite=INVITE, turn_seconds=30
+        room_id="RP",
+        mode="private",
+        creator=ALICE,
+        seed=seed_of(5),
+        now=T0,
+        invite=INVITE,
+        turn_seconds=30,
     )
     assert room.status == "waiting"
     assert room.seats == (ALICE, Seat())
@@ -338,7 +353,7 @@ def test_join_seats_the_player_in_seat_1_and_deals() -> None:
     assert seat == 1
     assert joined.seats == (ALICE, BOB)
     assert joined.status == "playing"
-    assert joined.game == new_match(5, MatchRules())
+    assert joined.game == new_match(seed_of(5), MatchRules())
     assert joined.hand_log == (deal_event(joined.game),)
     assert [(e["type"], e.get("status")) for e in events] == [
         ("room", "joined"),
@@ -392,14 +407,14 @@ def test_quick_room_is_created_with_both_seats_and_deals() -> None:
         mode="quick",
         creator=ALICE,
         opponent=BOB,
-        seed=21,
+        seed=seed_of(21),
         now=T0,
         rules=rules,
         turn_seconds=20,
     )
     assert room.status == "playing"
     assert room.seats == (ALICE, BOB)
-    assert room.game == new_match(21, rules)
+    assert room.game == new_match(seed_of(21), rules)
     assert room.rules == rules and room.turn_seconds == 20
     assert room.seat_of("p-alice") == 0 and room.seat_of("p-bob") == 1
     assert room.seat_of("p-carol") is None
@@ -473,7 +488,7 @@ def test_next_hand_resets_the_log_to_the_new_deal(seed: int) -> None:
     room, _ = play_hand(room, rnd)
     assert room.status == "playing"
     old_log = room.hand_log
-    room, events = act(room, 1, Action("next_hand"), T0)
+    room, events = act(room, 1, Action("next_hand"), T0, next_hand_seed(game_of(room)))
     game = game_of(room)
     assert game.hand_number == 2
     assert len(room.hand_log) == 1
@@ -502,7 +517,7 @@ def test_the_match_ends_and_the_room_finishes() -> None:
     assert room.hand_log[0]["type"] == "deal"
     assert room.hand_log[0]["hand"] == game.hand_number
     with pytest.raises(RoomClosed):
-        act(room, 0, Action("next_hand"), T0)
+        act(room, 0, Action("next_hand"), T0, next_hand_seed(game_of(room)))
     assert expire_turn(room, T0 + 10_000) is None
 
 
@@ -573,7 +588,7 @@ def test_match_over_in_the_engine_is_reported_by_the_room_as_closed() -> None:
     # the room refuses before the engine's MatchOver could be raised
     room = play_match(quick_room(seed=6), random.Random(6))
     with pytest.raises(RoomClosed):
-        act(room, 0, Action("next_hand"), T0)
+        act(room, 0, Action("next_hand"), T0, next_hand_seed(game_of(room)))
     with pytest.raises(MatchOver):
         apply(game_of(room), 0, Action("next_hand"))
 
@@ -611,7 +626,7 @@ def test_hand_record_replays_each_hand(seed: int) -> None:
         if room.status == "finished":
             assert events[-1]["type"] == "match_over"
             return
-        room, _ = act(room, 0, Action("next_hand"), T0)
+        room, _ = act(room, 0, Action("next_hand"), T0, next_hand_seed(game_of(room)))
         assert hand_record(room) is None
 
 
@@ -723,7 +738,7 @@ def test_rematch_room_keeps_seats_and_rules_and_deals() -> None:
         room_id="R1",
         mode="private",
         creator=ALICE,
-        seed=20,
+        seed=seed_of(20),
         now=T0,
         rules=rules,
         turn_seconds=45,
@@ -734,15 +749,15 @@ def test_rematch_room_keeps_seats_and_rules_and_deals() -> None:
     old, _ = request_rematch(old, 0, "R2")
     old, _ = request_rematch(old, 1, "R2")
     assert old.next_room == "R2"
-    new, events = rematch_room(old, "R2", 777, T0 + 100)
+    new, events = rematch_room(old, "R2", seed_of(777), T0 + 100)
     assert new.id == "R2"
     assert new.mode == "private"
     assert new.seats == (ALICE, BOB)
     assert new.rules == rules
     assert new.turn_seconds == 45
-    assert new.seed == 777
+    assert new.seed == seed_of(777)
     assert new.status == "playing"
-    assert new.game == new_match(777, rules)
+    assert new.game == new_match(seed_of(777), rules)
     assert new.hand_log == (deal_event(new.game),)
     assert new.turn_deadline == T0 + 100 + 45
     assert new.created_at == T0 + 100
@@ -757,7 +772,7 @@ def test_rematch_room_keeps_seats_and_rules_and_deals() -> None:
 
 def test_rematch_room_of_an_ai_room_keeps_the_ai() -> None:
     old = play_match(ai_room(seed=22, level="easy"), random.Random(22))
-    new, _ = rematch_room(old, "R2", 5, T0)
+    new, _ = rematch_room(old, "R2", seed_of(5), T0)
     assert new.seats == old.seats
     assert new.seats[1].ai == "easy"
     assert new.mode == "ai"
@@ -802,7 +817,7 @@ def test_no_deadline_between_hands_and_a_new_one_on_the_next_deal() -> None:
     assert room.status == "playing"
     assert room.turn_deadline is None
     assert expire_turn(room, T0 + 1e9) is None
-    room, _ = act(room, 0, Action("next_hand"), T0 + 60)
+    room, _ = act(room, 0, Action("next_hand"), T0 + 60, next_hand_seed(game_of(room)))
     assert room.turn_deadline == T0 + 90
 
 
@@ -1012,7 +1027,8 @@ def test_a_restored_room_plays_on() -> None:
     game = game_of(room)
     seat = acting_seat(game, rnd)
     action = legal_actions(game, seat)[0]
-    assert act(restored, seat, action, T0) == act(room, seat, action, T0)
+    seed = next_hand_seed(game_of(room))
+    assert act(restored, seat, action, T0, seed) == act(room, seat, action, T0, seed)
 
 
 @pytest.mark.parametrize("fmt", [None, 0, 2, "1"])
@@ -1074,7 +1090,7 @@ def test_the_hand_log_from_the_changes_is_the_rooms(seed: int) -> None:
     hand's deal after the hand's end) give back each hand's log."""
     rnd = random.Random(seed)
     room, first = create_room(
-        room_id="RS", mode="private", creator=ALICE, seed=seed, now=T0, invite=INVITE
+        room_id="RS", mode="private", creator=ALICE, seed=seed_of(seed), now=T0, invite=INVITE
     )
     changes: list[list[Event]] = [first]
     room, events, _ = join(room, BOB, T0)
@@ -1090,7 +1106,7 @@ def test_the_hand_log_from_the_changes_is_the_rooms(seed: int) -> None:
         logs[game_of(room).hand_number] = room.hand_log
         if room.status == "finished":
             break
-        room, events = act(room, 1, Action("next_hand"), T0)
+        room, events = act(room, 1, Action("next_hand"), T0, next_hand_seed(game_of(room)))
         changes.append(events)
     changes.append([{"type": "rematch", "seat": 0, "room": None}])
     for hand, log in logs.items():
@@ -1144,7 +1160,7 @@ def test_a_waiting_room_view() -> None:
 
 def test_the_player_ids_are_not_in_views_or_room_events() -> None:
     room, events = create_room(
-        room_id="R", mode="quick", creator=ALICE, opponent=BOB, seed=1, now=T0
+        room_id="R", mode="quick", creator=ALICE, opponent=BOB, seed=seed_of(1), now=T0
     )
     text = json.dumps([room_view(room, 0), room_view(room, 1), room_view(room, None), events])
     assert "p-alice" not in text and "p-bob" not in text
@@ -1214,7 +1230,7 @@ def test_each_change_owes_the_records_of_what_it_finished() -> None:
             break
         game = game_of(room)
         if game.phase is Phase.HAND_OVER:
-            after, _ = act(room, 0, Action("next_hand"), T0)
+            after, _ = act(room, 0, Action("next_hand"), T0, next_hand_seed(game_of(room)))
         else:
             after, _ = step(room, rnd)
         for what in owed_records(room, after):
@@ -1241,7 +1257,7 @@ def test_the_record_of_an_earlier_hand_from_its_log_is_the_one_made_at_its_end()
     at_the_end = hand_record(room)
     assert at_the_end is not None and "result" in at_the_end
     log = list(room.hand_log)
-    room, _ = act(room, 0, Action("next_hand"), T0)
+    room, _ = act(room, 0, Action("next_hand"), T0, next_hand_seed(game_of(room)))
     assert hand_record(room) is None  # the current hand is not over
     assert hand_record(room, 1, log) == at_the_end
     assert hand_record(room, 2, log) is None  # not over yet
@@ -1261,8 +1277,9 @@ def test_act_builds_the_room_that_replace_would(seed: int) -> None:
         seat = acting_seat(game, rnd)
         action = choose(game, legal_actions(game, seat), rnd)
         now += 1.5
-        after, events = act(room, seat, action, now)
-        new_game, new_events = apply(game, seat, action)
+        deal_seed = next_hand_seed(game)
+        after, events = act(room, seat, action, now, deal_seed)
+        new_game, new_events = apply(game, seat, action, deal_seed)
         assert events == new_events
         log = new_events if action.kind == "next_hand" else [*room.hand_log, *new_events]
         expected = replace(
@@ -1350,7 +1367,7 @@ def test_a_rematch_gives_both_seats_a_full_bank_again() -> None:
     seat = game_of(room).turn
     assert seat is not None
     spent, _ = act(room, seat, default_action(game_of(room), seat), T0 + 100)
-    new, _ = rematch_room(leave(spent, 0, T0 + 101)[0], "RB2", 9, T0 + 200)
+    new, _ = rematch_room(leave(spent, 0, T0 + 101)[0], "RB2", seed_of(9), T0 + 200)
     assert new.turn_bank == 120 and new.banks == (120.0, 120.0)
 
 

@@ -17,6 +17,7 @@ from server.room import (
     room_view,
 )
 from tests.server.test_room import ALICE, BOB, CAROL, T0, ai_room, private_room, quick_room
+from tests.support.seeds import seed_of
 
 TOKEN = "wAtCh-Token_0123456789"
 
@@ -81,9 +82,9 @@ def test_privacy_survives_the_stored_blob_moves_and_a_rematch() -> None:
     seat = 0 if legal_actions(game, 0) else 1
     moved, _ = act(room, seat, random.Random(1).choice(legal_actions(game, seat)), T0 + 1)
     assert (moved.public, moved.watch_token) == (False, TOKEN)
-    again, _ = rematch_room(moved, "RP2", 5, T0 + 2)
+    again, _ = rematch_room(moved, "RP2", seed_of(5), T0 + 2)
     assert (again.public, again.watch_token) == (False, TOKEN)
-    public_again, _ = rematch_room(quick_room(), "RQ2", 5, T0 + 2)
+    public_again, _ = rematch_room(quick_room(), "RQ2", seed_of(5), T0 + 2)
     assert public_again.public and public_again.watch_token is None
 
 

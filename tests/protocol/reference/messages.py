@@ -138,6 +138,7 @@ class ErrorCode(StrEnum):
     HISTORY_GONE = "history_gone"
     BAD_ORIGIN = "bad_origin"
     INVALID_ARGUMENT = "invalid_argument"
+    BAD_NAME = "bad_name"
     ALREADY_IN_QUEUE = "already_in_queue"
     IDLE_TIMEOUT = "idle_timeout"
     HELLO_TIMEOUT = "hello_timeout"
