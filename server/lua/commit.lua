@@ -11,6 +11,7 @@
 -- ARGV[4]  request key, or "" for none
 -- ARGV[5]  how long a request key is remembered, in milliseconds
 -- ARGV[6]  approximate maximum length of the change stream (MAXLEN ~)
+-- ARGV[7]  "SPUBLISH" (sharded pub/sub: a Redis Cluster) or "PUBLISH" (one Redis)
 --
 -- Returns {status, version}:
 --   {"ok", new_version}        stored, appended, published; new_version = expected + 1
@@ -53,5 +54,9 @@ if request ~= '' then
   redis.call('ZADD', KEYS[4], now_ms + ttl, request)
   redis.call('PEXPIRE', KEYS[4], ttl)
 end
-redis.call('PUBLISH', KEYS[5], seq .. ':' .. #change .. ':' .. change .. ARGV[2])
+local publish = 'PUBLISH'
+if ARGV[7] == 'SPUBLISH' then
+  publish = 'SPUBLISH'
+end
+redis.call(publish, KEYS[5], seq .. ':' .. #change .. ':' .. change .. ARGV[2])
 return {'ok', seq}

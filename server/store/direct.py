@@ -24,6 +24,7 @@ import asyncio
 import collections
 import contextlib
 import socket
+from collections.abc import Sequence
 from typing import Any, cast
 
 import hiredis
@@ -34,6 +35,7 @@ from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from server.store._base import StoreConfig
+from server.store.slots import Arg, Command
 
 __all__ = ["DirectConnection", "supports"]
 
@@ -50,7 +52,7 @@ def keep_alive(transport: asyncio.BaseTransport) -> None:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
 
 
-def _pack(args: tuple[bytes | str | int | float, ...]) -> bytes:
+def _pack(args: Command) -> bytes:
     packed: bytes = hiredis.pack_command(cast(Any, args))  # the stub types a 1-tuple
     return packed
 
@@ -108,18 +110,25 @@ class _Wire(asyncio.Protocol):
     # -- commands
 
     def send(self, packed: bytes) -> asyncio.Future[Any]:
-        waiter: asyncio.Future[Any] = self._loop.create_future()
+        return self.send_many(packed, 1)[0]
+
+    def send_many(self, packed: bytes, count: int) -> list[asyncio.Future[Any]]:
+        """Queue ``count`` packed commands (one write) and the futures of their replies."""
+        loop = self._loop
+        waiters: list[asyncio.Future[Any]] = [loop.create_future() for _ in range(count)]
         if self.lost is not None or self._transport is None:
-            waiter.set_exception(RedisConnectionError("connection to Redis lost"))
-            return waiter
-        self._waiters.append(waiter)
-        self._sent.append(self._loop.time())
+            for waiter in waiters:
+                waiter.set_exception(RedisConnectionError("connection to Redis lost"))
+            return waiters
+        now = loop.time()
+        self._waiters.extend(waiters)
+        self._sent.extend(now for _ in range(count))
         if not self._out:  # the commands of one turn of the event loop go out in one write
-            self._loop.call_soon(self._flush)
+            loop.call_soon(self._flush)
         self._out.append(packed)
         if self._timer is None:
-            self._timer = self._loop.call_later(self._timeout, self._check_timeout)
-        return waiter
+            self._timer = loop.call_later(self._timeout, self._check_timeout)
+        return waiters
 
     def _flush(self) -> None:
         out, self._out = self._out, []
@@ -175,16 +184,27 @@ class DirectConnection:
         self._opening: asyncio.Future[_Wire] | None = None
         self._closed = False
 
-    async def execute(self, *args: bytes | str | int | float) -> Any:
+    async def execute(self, *args: Arg) -> Any:
         """Send one command and return its reply (error replies as ``ResponseError``)."""
-        packed = _pack(args)
+        return (await self.run((args,)))[0]
+
+    async def run(self, commands: Sequence[Command]) -> list[Any]:
+        """Send ``commands`` together on one connection and return their replies, in order
+        (error replies as ``ResponseError``). Retried as a whole on a new connection: a
+        command that must follow another on the same connection (``WAIT`` after a write)
+        never lands on a connection that did not carry the write."""
+        packed = b"".join(_pack(command) for command in commands)
         failures = 0
         while True:
             try:
                 wire = self._wire
                 if wire is None or not wire.usable:
                     wire = await self._open()
-                reply = await wire.send(packed)
+                waiters = wire.send_many(packed, len(commands))
+                if len(waiters) == 1:
+                    replies = [await waiters[0]]
+                else:
+                    replies = list(await asyncio.gather(*waiters))
             except (RedisConnectionError, RedisTimeoutError, OSError, TimeoutError) as error:
                 failures += 1
                 if self._closed or failures > self._config.retries:
@@ -193,13 +213,13 @@ class DirectConnection:
                     raise RedisConnectionError(f"cannot reach Redis: {error}") from error
                 await asyncio.sleep(self._backoff.compute(failures))
                 continue
-            if not _loading(reply):
-                return reply
+            if not any(_loading(reply) for reply in replies):
+                return replies
             # A restarted Redis still reading its data refuses every command without running
             # it: wait and ask again, as redis-py's pool does (BusyLoadingError).
             failures += 1
             if self._closed or failures > self._config.retries:
-                return reply
+                return replies
             await asyncio.sleep(self._backoff.compute(failures))
 
     async def _open(self) -> _Wire:

@@ -10,7 +10,6 @@ missing."""
 
 from __future__ import annotations
 
-import asyncio
 import time
 from dataclasses import dataclass
 
@@ -47,15 +46,16 @@ class HandOps(StoreBase):
         check_positive(finished_at, "finished_at")
         ttl = self._config.hand_ttl_seconds
         recent = keys.hands_recent()
-        # Two hash slots (hand:ID, hands:recent): a plain pipeline, record first, index second.
-        # Sent together, answered in order (the direct connection writes the commands of one
-        # turn of the event loop at once).
-        await asyncio.gather(
-            self._fast("HSET", key, "room", room_id, "finished", repr(finished_at), "blob", blob),
-            self._fast("EXPIRE", key, ttl),
-            self._fast("ZADD", recent, repr(finished_at), hand_id),
-            self._fast("ZREMRANGEBYSCORE", recent, "-inf", f"({time.time() - ttl}"),
-            self._fast("ZREMRANGEBYRANK", recent, 0, -self._config.recent_hands_max - 1),
+        # Two slot groups (hand:ID, hands:recent): the record first, then the index, so a
+        # listed hand always exists (on a cluster they are on different nodes).
+        await self._together(
+            ("HSET", key, "room", room_id, "finished", repr(finished_at), "blob", blob),
+            ("EXPIRE", key, ttl),
+        )
+        await self._together(
+            ("ZADD", recent, repr(finished_at), hand_id),
+            ("ZREMRANGEBYSCORE", recent, "-inf", f"({time.time() - ttl}"),
+            ("ZREMRANGEBYRANK", recent, 0, -self._config.recent_hands_max - 1),
         )
 
     async def hand_exists(self, hand_id: str) -> bool:

@@ -45,8 +45,10 @@ class PlayerOps(StoreBase):
         check_text(token_hash, "token_hash")
         check_text(name, "name")
         when = time.time() if created is None else float(created)
-        reply = await self._scripts.hash_create(
-            keys=[key], args=["token_hash", token_hash, "name", name, "created", repr(when)]
+        reply = await self._run_script(
+            self._scripts.hash_create,
+            [key],
+            ["token_hash", token_hash, "name", name, "created", repr(when)],
         )
         if int(reply) != 1:
             return False
@@ -77,7 +79,7 @@ class PlayerOps(StoreBase):
         """Rename a player; False (nothing changed) if there is no such player."""
         key = keys.player(player_id)
         check_text(name, "name")
-        reply = await self._scripts.hash_update(keys=[key], args=["name", name])
+        reply = await self._run_script(self._scripts.hash_update, [key], ["name", name])
         return int(reply) == 1
 
     async def add_stats(self, player_id: str, **increments: int) -> dict[str, int] | None:

@@ -79,13 +79,14 @@ class RoomOps(StoreBase):
         room_keys = keys.room_keys(room_id)
         check_blob(blob, "blob")
         check_blob(change, "change")
-        created = await self._scripts.create_room(
-            keys=[room_keys.room, room_keys.version, room_keys.events, room_keys.requests],
-            args=[blob, change, self._config.events_maxlen],
+        created = await self._run_script(
+            self._scripts.create_room,
+            [room_keys.room, room_keys.version, room_keys.events, room_keys.requests],
+            [blob, change, self._config.events_maxlen],
         )
         if int(created) != 1:
             return False
-        # Outside the script: rooms:active is a global key (another hash slot on a cluster).
+        # After the script: rooms:active is a global key (another slot group, ``server.keys``).
         await self._redis.zadd(keys.rooms_active(), {room_id: int(time.time() * 1000)}, nx=True)
         return True
 
@@ -133,7 +134,7 @@ class RoomOps(StoreBase):
         request = _check_request_key(request_key)
         reply = await self._run_script(
             self._scripts.commit,
-            list(room_keys),
+            room_keys,
             [
                 expected_version,
                 new_blob,
@@ -141,6 +142,7 @@ class RoomOps(StoreBase):
                 request,
                 int(self._config.request_ttl_seconds * 1000),
                 self._config.events_maxlen,
+                self._publish,
             ],
         )
         status, version = reply
