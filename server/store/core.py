@@ -127,6 +127,5 @@ def _cluster_client(url: str, config: StoreConfig) -> RedisCluster:
         socket_connect_timeout=config.socket_connect_timeout,
         socket_timeout=config.socket_timeout,
         retry=Retry(ExponentialWithJitterBackoff(base=0.05, cap=1.0), config.retries),
-        cluster_error_retry_attempts=config.retries,
         socket_keepalive=True,
     )

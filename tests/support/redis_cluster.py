@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass
 from types import TracebackType
 
+from server.keys import hash_slot
 from tests.support.redis_server import RedisServer, RedisServerError, _command
 
 __all__ = ["ClusterNode", "RedisCluster", "redis_cli_binary"]
@@ -193,6 +194,31 @@ class RedisCluster:
         """SIGKILL one node, as a crash would."""
         node.server.kill()
 
+    def fail_over(self, node: ClusterNode, timeout: float = _READY_TIMEOUT) -> ClusterNode:
+        """SIGKILL the master ``node``, wait until a replica took over its slots, then start
+        it again (it rejoins as the new master's replica, as a supervisor would bring it
+        back); returns the new master."""
+        key = self._any_key_of(node)
+        self.kill(node)
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                promoted = self.master_of(key)
+                break
+            except RedisServerError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+        self.restart(node)
+        return promoted
+
+    def _any_key_of(self, node: ClusterNode) -> str:
+        for row in _reply(node.port, "CLUSTER", "NODES").splitlines():
+            fields = row.split()
+            if "myself" in fields[2] and len(fields) > 8:
+                return _key_for_slot(int(fields[8].partition("-")[0]))
+        raise RedisServerError(f"{node.address} serves no slot")
+
     def restart(self, node: ClusterNode) -> None:
         node.server.start()
 
@@ -224,3 +250,11 @@ class RedisCluster:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def _key_for_slot(slot: int) -> str:
+    """A key of ``slot``."""
+    index = 0
+    while hash_slot(f"k{index}") != slot:
+        index += 1
+    return f"k{index}"
