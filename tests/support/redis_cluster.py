@@ -43,6 +43,28 @@ def _cluster_port() -> int:
         return port
 
 
+def _nodes_ok(ports: list[int], masters: int) -> bool:
+    for port in ports:
+        if "cluster_state:ok" not in _reply(port, "CLUSTER", "INFO"):
+            return False
+    replication = [_info(port, "replication") for port in ports]
+    primaries = [info for info in replication if info.get("role") == "master"]
+    replicas = [info for info in replication if info.get("role") == "slave"]
+    return len(primaries) == masters and all(
+        info.get("master_link_status") == "up" and info.get("master_sync_in_progress") == "0"
+        for info in replicas
+    )
+
+
+def _info(port: int, section: str) -> dict[str, str]:
+    fields: dict[str, str] = {}
+    for line in _reply(port, "INFO", section).splitlines():
+        name, sep, value = line.partition(":")
+        if sep:
+            fields[name.strip()] = value.strip()
+    return fields
+
+
 def redis_cli_binary() -> str | None:
     return shutil.which("redis-cli")
 
@@ -63,12 +85,7 @@ class ClusterNode:
         return f"127.0.0.1:{self.port}"
 
     def info(self, section: str) -> dict[str, str]:
-        fields: dict[str, str] = {}
-        for line in _reply(self.port, "INFO", section).splitlines():
-            name, sep, value = line.partition(":")
-            if sep:
-                fields[name.strip()] = value.strip()
-        return fields
+        return _info(self.port, section)
 
     def role(self) -> str:
         return self.info("replication").get("role", "")
@@ -158,17 +175,18 @@ class RedisCluster:
         raise RedisServerError("the test cluster did not become ok in time")
 
     def _ok(self) -> bool:
-        running = [node for node in self.nodes if node.server.running]
-        for node in running:
-            if "cluster_state:ok" not in _reply(node.port, "CLUSTER", "INFO"):
-                return False
-        replication = [node.info("replication") for node in running]
-        masters = [info for info in replication if info.get("role") == "master"]
-        replicas = [info for info in replication if info.get("role") == "slave"]
-        return len(masters) == self._masters and all(
-            info.get("master_link_status") == "up" and info.get("master_sync_in_progress") == "0"
-            for info in replicas
-        )
+        return _nodes_ok([node.port for node in self.nodes if node.server.running], self._masters)
+
+    pick_port = staticmethod(_cluster_port)
+
+    @staticmethod
+    def wait_nodes_ok(ports: list[int], masters: int, timeout: float = _READY_TIMEOUT) -> None:
+        """Until the nodes on ``ports`` (ours) form a whole cluster of ``masters`` shards."""
+        deadline = time.monotonic() + timeout
+        while not _nodes_ok(ports, masters):
+            if time.monotonic() > deadline:
+                raise RedisServerError("the cluster did not become ok in time")
+            time.sleep(0.1)
 
     def masters(self) -> list[ClusterNode]:
         return [node for node in self.nodes if node.server.running and node.role() == "master"]

@@ -1,0 +1,95 @@
+"""The compose file's Redis Cluster profile (``--profile cluster``): six nodes with their
+append-only files on volumes of their own, and an init job that makes them one cluster
+(a replica per master) once. Read as compose would, then run as local processes: the six
+nodes' own commands on free ports, the init job's own command (twice: the second run finds
+the cluster made), and a server with the compose file's environment in cluster mode, ready."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.deploy.compose import environment, load_compose, resolve
+from tests.support.redis_cluster import RedisCluster
+from tests.support.redis_server import RedisServer
+from tests.support.server_process import ServerProcess, http_get
+
+HOST_ENV = {"GIN_AI_WORKER_KEY": "a-long-random-secret"}
+NODES = [f"redis-node-{index}" for index in range(1, 7)]
+
+
+def _services() -> dict[str, Any]:
+    services: dict[str, Any] = load_compose()["services"]
+    return services
+
+
+def _options(command: list[str]) -> dict[str, str]:
+    return dict(zip(command[1::2], command[2::2], strict=False))
+
+
+def test_six_cluster_nodes_keep_an_append_only_file_each_and_only_in_their_profile() -> None:
+    compose = load_compose()
+    services = _services()
+    for name in NODES:
+        node = services[name]
+        assert node.get("profiles") == ["cluster"], name
+        command = [str(part) for part in resolve(node["command"], HOST_ENV)]
+        options = _options(command)
+        assert command[0] == "redis-server"
+        assert options["--cluster-enabled"] == "yes" and options["--appendonly"] == "yes"
+        assert options["--cluster-announce-hostname"] == name  # found by name, not address
+        volume = node["volumes"][0].split(":")
+        assert volume[1] == "/data" and volume[0] in compose["volumes"], volume
+        assert node["healthcheck"]["test"][1:] == ["redis-cli", "ping"]
+    init = services["redis-cluster-init"]
+    assert init.get("profiles") == ["cluster"] and init.get("restart") == "no"
+    assert set(init["depends_on"]) == set(NODES)
+    script = init["command"][-1]
+    assert "--cluster-replicas 1" in script and all(f"{name}:6379" in script for name in NODES)
+    assert "profiles" not in services["redis"]  # today's single Redis stays the default
+
+
+@pytest.mark.skipif(shutil.which("redis-cli") is None, reason="needs redis-cli")
+def test_the_profile_runs_as_local_processes(tmp_path: Path) -> None:
+    services = _services()
+    nodes: dict[str, RedisServer] = {}
+    try:
+        for name in NODES:
+            command = [str(part) for part in resolve(services[name]["command"], HOST_ENV)]
+            options = _options(command)
+            options.pop("--port")
+            options["--cluster-announce-hostname"] = "127.0.0.1"
+            nodes[name] = RedisServer(
+                extra_args=tuple(part for pair in options.items() for part in pair),
+                pick_port=RedisCluster.pick_port,
+            ).start()
+        script = services["redis-cluster-init"]["command"][-1]
+        first = nodes[NODES[0]].port
+        script = script.replace("-h redis-node-1 ", f"-h 127.0.0.1 -p {first} ")
+        for name, node in nodes.items():
+            script = script.replace(f"{name}:6379", f"127.0.0.1:{node.port}")
+        assert not re.search(r"redis-node-\d", script), script
+        for _ in range(2):  # the second run finds the cluster made
+            done = subprocess.run(
+                ["sh", "-c", script], capture_output=True, timeout=60, check=False
+            )
+            assert done.returncode == 0, done.stdout + done.stderr
+            RedisCluster.wait_nodes_ok([node.port for node in nodes.values()], masters=3)
+        env = environment(services["server"], {**HOST_ENV, "GIN_REDIS_CLUSTER": "1"})
+        url = f"redis://127.0.0.1:{first},127.0.0.1:{nodes[NODES[1]].port}/0"
+        server = ServerProcess(url, env={"GIN_REDIS_CLUSTER": env["GIN_REDIS_CLUSTER"]},
+                               log_dir=tmp_path)  # fmt: skip
+        try:
+            server.start()
+            status, body = http_get(f"{server.http_url}/readyz")
+            assert status == 200, body
+        finally:
+            server.kill()
+    finally:
+        for node in nodes.values():
+            node.close()
