@@ -68,22 +68,24 @@ def test_the_profile_runs_as_local_processes(tmp_path: Path) -> None:
                 extra_args=tuple(part for pair in options.items() for part in pair),
                 pick_port=RedisCluster.pick_port,
             ).start()
+        ports = {name: node.port for name, node in nodes.items() if node.port is not None}
         script = services["redis-cluster-init"]["command"][-1]
-        first = nodes[NODES[0]].port
+        first = ports[NODES[0]]
         script = script.replace("-h redis-node-1 ", f"-h 127.0.0.1 -p {first} ")
-        for name, node in nodes.items():
-            script = script.replace(f"{name}:6379", f"127.0.0.1:{node.port}")
+        for name, port in ports.items():
+            script = script.replace(f"{name}:6379", f"127.0.0.1:{port}")
         assert not re.search(r"redis-node-\d", script), script
         for _ in range(2):  # the second run finds the cluster made
             done = subprocess.run(
                 ["sh", "-c", script], capture_output=True, timeout=60, check=False
             )
             assert done.returncode == 0, done.stdout + done.stderr
-            RedisCluster.wait_nodes_ok([node.port for node in nodes.values()], masters=3)
+            RedisCluster.wait_nodes_ok(list(ports.values()), masters=3)
         env = environment(services["server"], {**HOST_ENV, "GIN_REDIS_CLUSTER": "1"})
-        url = f"redis://127.0.0.1:{first},127.0.0.1:{nodes[NODES[1]].port}/0"
-        server = ServerProcess(url, env={"GIN_REDIS_CLUSTER": env["GIN_REDIS_CLUSTER"]},
-                               log_dir=tmp_path)  # fmt: skip
+        # GIN_REDIS_NODES as the README has it, with the nodes' local addresses
+        url = f"redis://127.0.0.1:{first},127.0.0.1:{ports[NODES[1]]}/0"
+        cluster_env = {"GIN_REDIS_CLUSTER": env["GIN_REDIS_CLUSTER"]}
+        server = ServerProcess(url, env=cluster_env, log_dir=tmp_path)
         try:
             server.start()
             status, body = http_get(f"{server.http_url}/readyz")
