@@ -8,7 +8,8 @@ follows the cluster by itself:
 
 - ``MOVED`` (the slot has another master: a failover, a resharding) updates the slot and
   sends the commands again to its new master, and the whole table is read again;
-- ``ASK`` (a slot in migration) sends them once to the node named, after ``ASKING``;
+- ``ASK`` (a slot in migration) sends them once to the node named, after ``ASKING``
+  (``TRYAGAIN`` there, while a script's keys are split between the two nodes: later);
 - a lost connection, ``CLUSTERDOWN`` or ``TRYAGAIN`` (a master died and its replica is not
   promoted yet) reads the table again and retries, with backoff, for up to
   ``StoreConfig.failover_seconds``: requests wait through a failover instead of failing.
@@ -51,13 +52,12 @@ def startup_nodes(url: str) -> list[Address]:
     scheme, sep, rest = url.partition("://")
     if not sep or scheme != "redis":
         raise ValueError(f"a cluster URL is redis://HOST:PORT[,HOST:PORT...]/0, got {url!r}")
-    authority, slash, path = rest.partition("/")
-    credentials, at, hosts = authority.rpartition("@")
+    authority = rest.partition("/")[0]
+    hosts = authority.rpartition("@")[2]
     nodes: list[Address] = []
     for host_port in hosts.split(","):
-        options = parse_url(f"redis://{host_port}/{path}" if slash else f"redis://{host_port}")
+        options = parse_url(f"redis://{host_port}")
         nodes.append((str(options.get("host", "127.0.0.1")), int(options.get("port", 6379))))
-    del credentials, at
     return nodes
 
 
@@ -159,7 +159,7 @@ class ClusterConnection:
         """Commands of one slot, sent together to its master, replies in order (error
         replies as ``ResponseError``); CrossSlotError before sending if they span slots.
         ``route``: the key whose master gets commands that name none (``WAIT``)."""
-        slot = slot_of(commands) if route is None else keys.hash_slot(route)
+        slot = slot_of(commands, each_key=False) if route is None else keys.hash_slot(route)
         if slot is None:
             raise CrossSlotError("commands without a key have no slot to go to")
         loop = asyncio.get_running_loop()
@@ -186,12 +186,13 @@ class ClusterConnection:
                 await self._refresh_quietly()
                 continue
             redirect = _redirect(replies)
+            if redirect is not None and redirect[0] == "ASK":
+                asked = await self._node(redirect[1]).run((("ASKING",), *commands))
+                replies = asked[1:]
+                redirect = _redirect(replies)  # TRYAGAIN: keys of the slot on both nodes
             if redirect is None:
                 return replies
             kind, target = redirect
-            if kind == "ASK":
-                asked = await self._node(target).run((("ASKING",), *commands))
-                return asked[1:]
             failures += 1
             if kind == "MOVED":
                 self._owners[slot] = target

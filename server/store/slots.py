@@ -41,11 +41,14 @@ def command_keys(command: Command) -> Sequence[Arg]:
     return command[1:2]
 
 
-def slot_of(commands: Iterable[Command]) -> int | None:
-    """The one slot of every key of ``commands`` (None: no keys); CrossSlotError if several."""
+def slot_of(commands: Iterable[Command], *, each_key: bool = True) -> int | None:
+    """The one slot of every key of ``commands`` (None: no keys); CrossSlotError if several.
+    ``each_key=False`` looks at the first key of each command only: Redis Cluster itself
+    refuses a command (or a script) whose own keys span slots, not a batch of commands."""
     found: int | None = None
     for command in commands:
-        for key in command_keys(command):
+        named = command_keys(command)
+        for key in named if each_key else named[:1]:
             slot = keys.hash_slot(key if isinstance(key, bytes | str) else str(key))
             if found is None:
                 found = slot

@@ -153,3 +153,45 @@ async def test_a_master_killed_in_play_only_its_rooms_resync_and_nothing_is_lost
     finally:
         with contextlib.suppress(Exception):
             await feed.close()
+
+
+async def test_a_room_whose_slot_moves_to_another_master_follows_it(
+    store_factory: StoreFactory, redis_cluster: RedisCluster
+) -> None:
+    writer, reader = await store_factory(), await store_factory(redis_cluster.urls[3])
+    room = ROOMS[0]
+    async with reader.feed() as feed:
+        assert await writer.create_room(room, b"blob")
+        await feed.add(room)
+        assert (await writer.commit(room, 0, b"b1", b"c1")).ok
+        items = aiter(feed)
+        assert await _next(items) == RoomUpdate(room, 1, b"c1", b"b1")
+        target = next(
+            node
+            for node in redis_cluster.masters()
+            if node.port != redis_cluster.master_of(keys.room(room)).port
+        )
+        # in migration: the old master answers ASK for the room's keys, and the new one
+        # TRYAGAIN while a script names a key that is on neither (the request ids): the
+        # commit waits for the end of the move
+        redis_cluster.start_moving(keys.room(room), target)
+        assert await writer.load_room(room) == (1, b"b1")  # ASK, followed
+        during = asyncio.create_task(writer.commit(room, 1, b"b2", b"c2"))
+        # moved: the old master answers MOVED and ends the feed's subscription by itself;
+        # the feed subscribes at the new master and says the room must resync
+        await asyncio.to_thread(redis_cluster.finish_moving, keys.room(room), target)
+        assert (await during).ok
+        assert (await writer.commit(room, 2, b"b3", b"c3")).ok
+        item = await _next(items)
+        while not isinstance(item, FeedReconnected):
+            assert isinstance(item, RoomUpdate) and item.seq in (2, 3), item
+            item = await _next(items)
+        assert item.rooms == {room}
+        assert (await writer.commit(room, 3, b"b4", b"c4")).ok
+        # delivered from the new master (2 and 3 as well, if published after the resubscribe)
+        item = await _next(items)
+        while item != RoomUpdate(room, 4, b"c4", b"b4"):
+            assert isinstance(item, RoomUpdate) and item.seq in (2, 3), item
+            item = await _next(items)
+    assert [seq for seq, _ in await reader.changes_since(room, 0) or []] == [1, 2, 3, 4]
+    assert await reader.load_room(room) == (4, b"b4")

@@ -43,6 +43,10 @@ def _cluster_port() -> int:
         return port
 
 
+def _node_id(port: int) -> str:
+    return _reply(port, "CLUSTER", "MYID").strip()
+
+
 def _nodes_ok(ports: list[int], masters: int) -> bool:
     for port in ports:
         if "cluster_state:ok" not in _reply(port, "CLUSTER", "INFO"):
@@ -236,6 +240,32 @@ class RedisCluster:
             if "myself" in fields[2] and len(fields) > 8:
                 return _key_for_slot(int(fields[8].partition("-")[0]))
         raise RedisServerError(f"{node.address} serves no slot")
+
+    def start_moving(self, key: str, target: ClusterNode) -> ClusterNode:
+        """Begin moving ``key``'s slot to ``target`` (a resharding): the slot is MIGRATING on
+        its master and IMPORTING on ``target``, and its keys are migrated (commands for them
+        at the old master are answered ``ASK``). Returns the old master."""
+        source = self.master_of(key)
+        slot = str(hash_slot(key))
+        source_id, target_id = _node_id(source.port), _node_id(target.port)
+        _reply(target.port, "CLUSTER", "SETSLOT", slot, "IMPORTING", source_id)
+        _reply(source.port, "CLUSTER", "SETSLOT", slot, "MIGRATING", target_id)
+        names = _reply(source.port, "CLUSTER", "GETKEYSINSLOT", slot, "1000").split()
+        if names:
+            moved = _reply(
+                source.port, "MIGRATE", "127.0.0.1", str(target.port), "", "0", "5000",
+                "KEYS", *names,
+            )  # fmt: skip
+            if "OK" not in moved:
+                raise RedisServerError(f"MIGRATE failed: {moved}")
+        return source
+
+    def finish_moving(self, key: str, target: ClusterNode) -> None:
+        """End the move of ``key``'s slot: ``target`` serves it, every master knows."""
+        slot = str(hash_slot(key))
+        target_id = _node_id(target.port)
+        for node in [target, *(node for node in self.masters() if node is not target)]:
+            _reply(node.port, "CLUSTER", "SETSLOT", slot, "NODE", target_id)
 
     def restart(self, node: ClusterNode) -> None:
         node.server.start()
