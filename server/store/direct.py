@@ -62,6 +62,23 @@ def supports(url: str) -> bool:
     return url.startswith(("redis://", "unix://"))
 
 
+async def _replies(waiters: list[asyncio.Future[Any]]) -> list[Any]:
+    """The waiters' results in order (cheaper than a gather: they resolve together). On a
+    failure the others are cancelled, or their exceptions retrieved."""
+    replies: list[Any] = []
+    try:
+        for waiter in waiters:
+            replies.append(await waiter)
+    except BaseException:
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.cancel()
+            elif not waiter.cancelled():
+                waiter.exception()
+        raise
+    return replies
+
+
 class _Wire(asyncio.Protocol):
     """One open connection: commands out, replies in, matched first in, first out."""
 
@@ -201,11 +218,7 @@ class DirectConnection:
                 wire = self._wire
                 if wire is None or not wire.usable:
                     wire = await self._open()
-                waiters = wire.send_many(packed, len(commands))
-                if len(waiters) == 1:
-                    replies = [await waiters[0]]
-                else:
-                    replies = list(await asyncio.gather(*waiters))
+                replies = await _replies(wire.send_many(packed, len(commands)))
             except (RedisConnectionError, RedisTimeoutError, OSError, TimeoutError) as error:
                 failures += 1
                 if self._closed or failures > self._config.retries:

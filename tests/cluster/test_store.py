@@ -10,6 +10,7 @@ import time
 from collections.abc import AsyncIterator
 
 import pytest
+import redis.asyncio
 
 from server import keys
 from server.store import FeedItem, FeedReconnected, RoomFeed, RoomUpdate, Store, StoreConfig
@@ -95,8 +96,9 @@ async def test_a_master_killed_in_play_only_its_rooms_resync_and_nothing_is_lost
     shards = _shards(redis_cluster, ROOMS)
     victim = redis_cluster.master_of(keys.room(ROOMS[0]))
     lost_rooms = set(shards[victim.port])
-    writer = await store_factory(redis_cluster.url)
-    reader = await store_factory(redis_cluster.urls[5])
+    # both processes were given the victim as their only startup node
+    writer = await store_factory(f"redis://{victim.address}/0")
+    reader = await store_factory(f"redis://{victim.address}/0")
     feed: RoomFeed = reader.feed()
     await feed.start()
     try:
@@ -195,3 +197,34 @@ async def test_a_room_whose_slot_moves_to_another_master_follows_it(
             item = await _next(items)
     assert [seq for seq, _ in await reader.changes_since(room, 0) or []] == [1, 2, 3, 4]
     assert await reader.load_room(room) == (4, b"b4")
+
+
+async def test_a_rooms_changes_reach_the_nodes_of_its_shard_only(
+    store: Store, redis_cluster: RedisCluster
+) -> None:
+    room = ROOMS[0]
+    owner = redis_cluster.master_of(keys.room(room))
+    other = next(node for node in redis_cluster.masters() if node.port != owner.port)
+    # a classic subscriber on another shard's master, to the room's channel and to a marker
+    # published after the commit: classic messages cross the cluster bus in order, so the
+    # commit's message would come before the marker's if it went to every node
+    client = redis.asyncio.Redis(port=other.port)
+    pubsub = client.pubsub()
+    try:
+        await pubsub.subscribe(keys.room_channel(room), "marker")
+        assert await store.create_room(room, b"blob")
+        assert (await store.commit(room, 0, b"b1", b"c1")).ok
+        owner_client = redis.asyncio.Redis(port=owner.port)
+        try:
+            await owner_client.publish("marker", "after the commit")
+        finally:
+            await owner_client.aclose()
+        heard = []
+        while not heard or heard[-1] != b"marker":
+            message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=30)
+            if message is not None:
+                heard.append(message["channel"])
+        assert heard == [b"marker"], heard
+    finally:
+        await pubsub.aclose()  # type: ignore[no-untyped-call]
+        await client.aclose()

@@ -267,6 +267,14 @@ class RedisCluster:
         for node in [target, *(node for node in self.masters() if node is not target)]:
             _reply(node.port, "CLUSTER", "SETSLOT", slot, "NODE", target_id)
 
+    def replicas_of(self, master: ClusterNode) -> list[ClusterNode]:
+        return [
+            node
+            for node in self.nodes_running()
+            if node.role() == "slave"
+            and node.info("replication").get("master_port") == str(master.port)
+        ]
+
     def restart(self, node: ClusterNode) -> None:
         node.server.start()
 
