@@ -219,7 +219,7 @@ async def test_a_rooms_changes_reach_the_nodes_of_its_shard_only(
             await owner_client.publish("marker", "after the commit")
         finally:
             await owner_client.aclose()
-        heard = []
+        heard: list[bytes] = []
         while not heard or heard[-1] != b"marker":
             message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=30)
             if message is not None:
