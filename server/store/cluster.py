@@ -7,12 +7,13 @@ asked of any node it knows (the startup nodes of the URL, then every node seen s
 follows the cluster by itself:
 
 - ``MOVED`` (the slot has another master: a failover, a resharding) updates the slot and
-  sends the commands again to its new master, and the whole table is read again;
+  sends the commands again to its new master (moved once more: the whole table is read again);
 - ``ASK`` (a slot in migration) sends them once to the node named, after ``ASKING``
   (``TRYAGAIN`` there, while a script's keys are split between the two nodes: later);
 - a lost connection, ``CLUSTERDOWN`` or ``TRYAGAIN`` (a master died and its replica is not
-  promoted yet) reads the table again and retries, with backoff, for up to
-  ``StoreConfig.failover_seconds``: requests wait through a failover instead of failing.
+  promoted yet), ``LOADING`` (a restarted master reading its data) reads the table again and
+  retries, with backoff, for up to ``StoreConfig.failover_seconds``: requests wait through a
+  failover instead of failing.
 
 Commands are retried whole (``DirectConnection.run``), so a script that was sent but whose
 reply was lost runs again: the room scripts are compare-and-set with request ids, a retry
@@ -44,7 +45,7 @@ log = logging.getLogger(__name__)
 
 Address = tuple[str, int]
 
-_RETRY_LATER = ("CLUSTERDOWN", "TRYAGAIN", "MASTERDOWN")
+_RETRY_LATER = ("CLUSTERDOWN", "TRYAGAIN", "MASTERDOWN", "LOADING")
 
 
 def startup_nodes(url: str) -> list[Address]:
@@ -211,7 +212,9 @@ class ClusterConnection:
             log.info("cluster slot table not refreshed: %s", error)
 
     async def ping_masters(self) -> bool:
-        """True if the table covers every slot and each master answers PING."""
+        """True if the table covers every slot and each master answers that it serves
+        (``cluster_state:ok``: a master just back from a crash refuses commands until it has
+        heard from the others)."""
         try:
             await self.refresh()
         except RedisConnectionError:
@@ -219,10 +222,10 @@ class ClusterConnection:
         if not self.covered:
             return False
         replies = await asyncio.gather(
-            *(self._node(address).execute("PING") for address in self.masters),
+            *(self._node(address).execute("CLUSTER", "INFO") for address in self.masters),
             return_exceptions=True,
         )
-        return all(reply in (b"PONG", "PONG") for reply in replies)
+        return all(isinstance(reply, bytes) and b"cluster_state:ok" in reply for reply in replies)
 
     def close(self) -> None:
         self._closed = True

@@ -116,9 +116,11 @@ def _pooled_client(url: str, config: StoreConfig) -> Redis:
 
 def _cluster_client(url: str, config: StoreConfig) -> RedisCluster:
     """redis-py's cluster client (slot map, MOVED/ASK, a pool per node) for the commands off
-    the hot path, started from every node the URL names."""
+    the hot path, started from every node the URL names. Its retries (a second each at most)
+    last about as long as ``failover_seconds``, as the hot path's do."""
     nodes = startup_nodes(url)
     first = node_url(url, nodes[0])
+    retries = max(config.retries, round(config.failover_seconds))
     return RedisCluster.from_url(
         first,
         startup_nodes=[ClusterNode(host, port) for host, port in nodes],
@@ -126,6 +128,6 @@ def _cluster_client(url: str, config: StoreConfig) -> RedisCluster:
         protocol=2,
         socket_connect_timeout=config.socket_connect_timeout,
         socket_timeout=config.socket_timeout,
-        retry=Retry(ExponentialWithJitterBackoff(base=0.05, cap=1.0), config.retries),
+        retry=Retry(ExponentialWithJitterBackoff(base=0.05, cap=1.0), retries),
         socket_keepalive=True,
     )
