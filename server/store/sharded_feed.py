@@ -21,6 +21,8 @@ import contextlib
 import logging
 from collections.abc import Iterable
 
+from redis.exceptions import ConnectionError as RedisConnectionError
+
 from server import keys
 from server.store._base import StoreConfig
 from server.store.cluster import Address, ClusterConnection, node_url
@@ -78,13 +80,14 @@ class ShardedRoomFeed(RoomFeed):
 
     @property
     def connected(self) -> bool:
-        """Every master of the slot table has a live connection of this feed."""
+        """Every master of the slot table has a live connection of this feed (a master it
+        has none to yet, one added by a resharding, gets one now: not connected yet)."""
         if self._closed or not self._cluster.covered:
             return False
-        return all(
-            address in self._shards and self._shards[address].connected
-            for address in self._cluster.masters
-        )
+        masters = self._cluster.masters
+        for address in masters - self._shards.keys():
+            self._shard(address)
+        return all(self._shards[address].connected for address in masters)
 
     # -- rooms -------------------------------------------------------------------------------
 
@@ -124,11 +127,14 @@ class ShardedRoomFeed(RoomFeed):
         return shard
 
     def _route(self, channel: bytes) -> _Shard:
-        """The shard of the master that serves ``channel``'s slot (the first master known when
-        the table has a hole: its connection is refused with MOVED and the room rerouted)."""
+        """The shard of the master that serves ``channel``'s slot (any known one when the
+        table has a hole: it refuses with MOVED, and the shard reroutes the room)."""
         owner = self._cluster.owner(keys.hash_slot(channel))
         if owner is None:
-            owner = next(iter(self._cluster.masters), None) or next(iter(self._shards))
+            known = [*self._cluster.masters, *self._shards]
+            if not known:
+                raise RedisConnectionError("no master of the cluster is known")
+            owner = known[0]
         return self._shard(owner)
 
     def reroute(self, channels: Iterable[bytes]) -> None:
