@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
+from redis.asyncio.cluster import RedisCluster as RedisClusterClient
 
 from server.store import Store, StoreConfig
 from tests.chaos.workers import WorkerProcess
@@ -63,3 +64,11 @@ def worker_factory(tmp_path: Path) -> Iterator[type[WorkerProcess]]:
     yield Worker
     for worker in workers:
         worker.kill()
+
+
+@pytest_asyncio.fixture(loop_scope="function")
+async def raw(redis_url: str) -> AsyncIterator[RedisClusterClient]:
+    """redis-py's cluster client, to look behind the Store's back (as the store tests do)."""
+    client = RedisClusterClient.from_url(redis_url, protocol=2)
+    yield client
+    await client.aclose()
