@@ -74,7 +74,7 @@ class Settings:
     redis_cluster: bool = False
     #: Each commit waits (``WAIT``) for this many replicas before it is acknowledged.
     redis_wait_replicas: int = 0
-    redis_wait_timeout_ms: int = 1000
+    redis_wait_timeout_ms: int = 20_000
     #: How long a request waits for a failed-over slot to have a master again.
     redis_failover_seconds: float = 20.0
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -84,9 +83,10 @@ class StoreConfig:
     wait_replicas: int = 0
     """Every write script waits (``WAIT``) until this many replicas have it before it returns:
     an acknowledged change survives the promotion of a replica. 0: no waiting."""
-    wait_timeout_ms: int = 1000
-    """How long one ``WAIT`` waits for the replicas; it is asked again while fewer confirm,
-    until ``failover_seconds`` have passed: then the write fails with ``ReplicationTimeout``."""
+    wait_timeout_ms: int = 20_000
+    """How long a write waits for its replicas (one ``WAIT``, right behind the write on its
+    connection) before it fails with ``ReplicationTimeout``. A shard that just failed over has
+    no replica until its old master is back: long enough for a restart."""
 
     def __post_init__(self) -> None:
         if not 0 < self.block_chunk_ms < self.socket_timeout * 1000:
@@ -202,31 +202,18 @@ class StoreBase:
         if isinstance(reply, ResponseError):
             raise reply
         if wait is not None:
-            await self._await_replicas(direct, keys[0], replies[1])
+            self._check_replicas(replies[1])
         return reply
 
-    async def _await_replicas(
-        self, direct: DirectConnection | ClusterConnection, key: str, reply: object
-    ) -> None:
-        """Ask ``WAIT`` again (on the connection that carried the write) until enough
-        replicas confirm it: a shard that just failed over has no replica until its old
-        master is back. ReplicationTimeout after ``failover_seconds``."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + self._config.failover_seconds
-        wait = self._wait
-        assert wait is not None
-        while True:
-            if isinstance(reply, ResponseError):
-                raise reply
-            confirmed = int(reply)  # type: ignore[call-overload]
-            if confirmed >= self._config.wait_replicas:
-                return
-            if loop.time() >= deadline:
-                raise ReplicationTimeout(
-                    f"{confirmed} of {self._config.wait_replicas} replicas confirmed the "
-                    f"write within {self._config.failover_seconds:g} s"
-                )
-            reply = (await direct.run((wait,), route=key))[0]
+    def _check_replicas(self, reply: object) -> None:
+        if isinstance(reply, ResponseError):
+            raise reply
+        confirmed = int(reply)  # type: ignore[call-overload]
+        if confirmed < self._config.wait_replicas:
+            raise ReplicationTimeout(
+                f"{confirmed} of {self._config.wait_replicas} replicas confirmed the write "
+                f"within {self._config.wait_timeout_ms} ms"
+            )
 
 
 def as_bytes(value: object) -> bytes:

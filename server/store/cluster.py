@@ -156,11 +156,10 @@ class ClusterConnection:
         """One command, sent to the master of its key's slot."""
         return (await self.run((args,)))[0]
 
-    async def run(self, commands: Sequence[Command], *, route: str | None = None) -> list[Any]:
+    async def run(self, commands: Sequence[Command]) -> list[Any]:
         """Commands of one slot, sent together to its master, replies in order (error
-        replies as ``ResponseError``); CrossSlotError before sending if they span slots.
-        ``route``: the key whose master gets commands that name none (``WAIT``)."""
-        slot = slot_of(commands, each_key=False) if route is None else keys.hash_slot(route)
+        replies as ``ResponseError``); CrossSlotError before sending if they span slots."""
+        slot = slot_of(commands, each_key=False)
         if slot is None:
             raise CrossSlotError("commands without a key have no slot to go to")
         loop = asyncio.get_running_loop()

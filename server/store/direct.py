@@ -205,12 +205,11 @@ class DirectConnection:
         """Send one command and return its reply (error replies as ``ResponseError``)."""
         return (await self.run((args,)))[0]
 
-    async def run(self, commands: Sequence[Command], *, route: str | None = None) -> list[Any]:
+    async def run(self, commands: Sequence[Command]) -> list[Any]:
         """Send ``commands`` together on one connection and return their replies, in order
         (error replies as ``ResponseError``). Retried as a whole on a new connection: a
         command that must follow another on the same connection (``WAIT`` after a write)
-        never lands on a connection that did not carry the write. (``route`` is for the
-        cluster connection's sake: one connection has nothing to choose.)"""
+        never lands on a connection that did not carry the write."""
         packed = b"".join(_pack(command) for command in commands)
         failures = 0
         while True:

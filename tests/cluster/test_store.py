@@ -84,7 +84,7 @@ async def test_a_commit_waits_for_its_replica(store_factory: StoreFactory) -> No
     assert await store.create_room("r1", b"blob")
     assert (await store.commit("r1", 0, b"b1", b"c1")).ok  # wait_replicas=1: one replica each
     greedy = await store_factory(
-        config=StoreConfig(cluster=True, wait_replicas=2, failover_seconds=1.0)
+        config=StoreConfig(cluster=True, wait_replicas=2, wait_timeout_ms=200)
     )
     with pytest.raises(ReplicationTimeout):  # there is no second replica to confirm it
         await greedy.commit("r1", 1, b"b2", b"c2")
