@@ -132,7 +132,8 @@ class StoreBase:
 
     The commands of a move (its commit and the records it owes) go through the store's
     direct connection when it has one (``server.store.direct``: a fraction of the CPU and
-    latency of redis-py's pool), the others through the pool."""
+    latency of redis-py's pool; on a cluster ``server.store.cluster``, one per master), the
+    others through redis-py's client (a pool, or its cluster client)."""
 
     _direct: DirectConnection | ClusterConnection | None = None
 

@@ -13,8 +13,15 @@ import pytest
 import redis.asyncio
 
 from server import keys
-from server.store import FeedItem, FeedReconnected, RoomFeed, RoomUpdate, Store, StoreConfig
-from server.store._base import ReplicationTimeout
+from server.store import (
+    FeedItem,
+    FeedReconnected,
+    ReplicationTimeout,
+    RoomFeed,
+    RoomUpdate,
+    Store,
+    StoreConfig,
+)
 from tests.support.fixtures import StoreFactory
 from tests.support.redis_cluster import RedisCluster
 
