@@ -169,17 +169,9 @@ class RedisCluster:
         self.wait_ok()
 
     def wait_ok(self, timeout: float = _READY_TIMEOUT) -> None:
-        """Until every running node says ``cluster_state:ok`` and every slot has a master
-        that answers, with replicas attached to each."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self._ok():
-                return
-            time.sleep(0.1)
-        raise RedisServerError("the test cluster did not become ok in time")
-
-    def _ok(self) -> bool:
-        return _nodes_ok([node.port for node in self.nodes if node.server.running], self._masters)
+        """Until every running node says ``cluster_state:ok``, there are as many masters as
+        shards, and every replica is in sync with its master."""
+        self.wait_nodes_ok([node.port for node in self.nodes_running()], self._masters, timeout)
 
     pick_port = staticmethod(_cluster_port)
 
@@ -197,7 +189,7 @@ class RedisCluster:
 
     def master_of(self, key: str) -> ClusterNode:
         """The running master that serves ``key``'s slot."""
-        slot = int(_reply(self.nodes_running()[0].port, "CLUSTER", "KEYSLOT", key).strip())
+        slot = hash_slot(key)
         for node in self.masters():
             for row in _reply(node.port, "CLUSTER", "NODES").splitlines():
                 fields = row.split()
