@@ -27,6 +27,7 @@ $(WEB_STAMP): $(WEB)/package-lock.json
 web: $(WEB_STAMP)
 	cd $(WEB) && npm run build
 
+# npm test: no import circle in the web client (madge, type-only imports too), then vitest.
 web-test: $(WEB_STAMP)
 	cd $(WEB) && npm test
 

@@ -20,11 +20,13 @@ import random
 import statistics
 import time
 
+from bench.seeds import deal_seed
 from protocol.cards import to_mask
 from protocol.melds import min_deadwood_mask
+from server.blobs import RoomBlobs
 from server.engine import Action, GameState, legal_actions
-from server.frames import RoomFrames
-from server.hub import encode_room
+from server.frames import FrameParts
+from server.reuse import Histories
 from server.room import Room, Seat, act, create_room
 
 Script = tuple[int, list[tuple[int, Action]]]
@@ -36,7 +38,7 @@ def new_room(seed: int) -> Room:
         mode="private",
         creator=Seat(player="a", name="A"),
         opponent=Seat(player="b", name="B"),
-        seed=seed,
+        seed=deal_seed(seed, 1),
         now=1000.0,
         turn_seconds=30,
     )
@@ -67,7 +69,9 @@ def script(seed: int) -> Script:
         seat = game.turn if game.turn is not None else rnd.randrange(2)
         action = choose(game, legal_actions(game, seat), rnd)
         moves.append((seat, action))
-        room, _ = act(room, seat, action, 1000.0 + len(moves))
+        room, _ = act(
+            room, seat, action, 1000.0 + len(moves), deal_seed(seed, game.hand_number + 1)
+        )
     return seed, moves
 
 
@@ -75,14 +79,18 @@ def replay(scripts: list[Script], digest: hashlib._Hash | None = None) -> tuple[
     """Moves replayed, and the nanoseconds spent in ``act`` and in building the parts."""
     moves = act_ns = parts_ns = 0
     clock = time.perf_counter_ns
+    histories = Histories()  # one process's parts: the blob and the views share the history
+    blobs, parts = RoomBlobs(histories), FrameParts(histories)
     for seed, script_moves in scripts:
         room = new_room(seed)
         for number, (seat, action) in enumerate(script_moves, 1):
+            hand = room.game.hand_number if room.game is not None else 0
+            next_seed = deal_seed(seed, hand + 1)
             start = clock()
-            room, events = act(room, seat, action, 1000.0 + number)
+            room, events = act(room, seat, action, 1000.0 + number, next_seed)
             acted = clock()
-            frames = RoomFrames(room, number, events)
-            built = [encode_room(room), frames.update(0), frames.update(1)]
+            frames = parts.frames(room, number, events)
+            built = [blobs.encode_room(room), frames.update(0), frames.update(1)]
             done = clock()
             act_ns += acted - start
             parts_ns += done - acted

@@ -38,10 +38,11 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from bench.engine_moves import new_room, script
+from bench.seeds import deal_seed
 from server import keys
 from server.__main__ import UVICORN_OPTIONS
-from server.frames import RoomFrames, ack_frame, update_frame
-from server.hub import encode_change, encode_room
+from server.blobs import RoomBlobs, encode_change
+from server.frames import FrameParts, ack_frame, update_frame
 from server.room import act
 from server.store._base import LUA_DIR, StoreConfig
 from server.store.direct import DirectConnection
@@ -52,18 +53,23 @@ from server.ws import SansIOWriter, frame_writer
 UPDATE_BYTES = 1957
 REQUEST_TTL_MS = 3_600_000
 EVENTS_MAXLEN = 10_000
+ROOM_TTL_MS = 86_400_000
 
 
 def typical_move() -> tuple[bytes, bytes, bytes]:
     """A seat's encoded view, the stored room and the change of one move of a seeded match,
-    the first whose update frame reaches the mean size."""
+    the first within a hand (no deal, no hand's end) whose update frame reaches the mean
+    size."""
     seed, moves = script(1)
     room = new_room(seed)
+    blobs, parts = RoomBlobs(), FrameParts()
     for seq, (seat, action) in enumerate(moves, start=1):
-        room, events = act(room, seat, action, 1000.0)
-        frames = RoomFrames(room, seq, events)
-        if len(frames.update(0)) >= UPDATE_BYTES:
-            return frames.view(0), encode_room(room), encode_change(seq, events, seat)
+        hand = room.game.hand_number if room.game is not None else 0
+        room, events = act(room, seat, action, 1000.0, deal_seed(seed, hand + 1))
+        frames = parts.frames(room, seq, events)
+        ordinary = not any(event["type"] in ("deal", "hand_over") for event in events)
+        if ordinary and len(frames.update(0)) >= UPDATE_BYTES:
+            return frames.view(0), blobs.encode_room(room), encode_change(seq, events, seat)
     raise RuntimeError("no move of the seeded match reaches the mean update size")
 
 
@@ -124,7 +130,7 @@ class Floor:
     ) -> None:
         reply = await self.redis.execute(
             "EVALSHA", sha, 5, *room_keys, self.versions[room], self.blob, self.change,
-            f"{side}:{request['id']}", REQUEST_TTL_MS, EVENTS_MAXLEN,
+            f"{side}:{request['id']}", REQUEST_TTL_MS, EVENTS_MAXLEN, ROOM_TTL_MS,
         )  # fmt: skip
         status, seq = reply
         if status != b"ok":

@@ -63,6 +63,7 @@ from dataclasses import dataclass, field
 from multiprocessing import Pool
 from typing import Any
 
+from bench.seeds import deal_seed
 from client.ai.common import Policy
 from client.ai.policies import POLICIES, get_policy
 from protocol.cards import RANKS, card_index, to_mask
@@ -114,13 +115,13 @@ def play_match(seed: int, a_name: str, b_name: str, a_seat: int) -> MatchResult:
     policies: list[Policy] = [get_policy(names[0]), get_policy(names[1])]
     rngs = [policy_rng(seed, names[seat], seat) for seat in (0, 1)]
     stats = [SeatStats(), SeatStats()]
-    state: GameState = new_match(seed)
+    state: GameState = new_match(deal_seed(seed, 1))
     hand_nets: list[int] = []
     dead = 0
     clock = time.perf_counter_ns
     while state.phase is not Phase.MATCH_OVER:
         if state.phase is Phase.HAND_OVER:
-            state, _ = apply(state, 0, Action("next_hand"))
+            state, _ = apply(state, 0, Action("next_hand"), deal_seed(seed, state.hand_number + 1))
             continue
         seat = state.turn
         assert seat is not None

@@ -112,6 +112,8 @@ class RoomState:
     followed: bool = True
     #: The error code that made the room unreachable (``not_found``, ``history_gone``).
     gone: str | None = None
+    #: The watch token this session watches the room with (given again on every resume).
+    watch_token: str | None = None
     #: Every frame applied, in order (unless the session was made with ``keep_log=False``).
     log: list[Applied] = field(default_factory=list)
     #: The frames applied since :meth:`Session.updates` was first called for the room.
@@ -355,7 +357,10 @@ class Session:
         if last_seq is not None and last_seq != state.seq:
             state.seq = last_seq
             state.view_seq = -1  # the view we may hold is not of that number
-        return await self.request("resume", room=room, last_seq=state.seq, timeout=timeout)
+        resume = m.Resume(
+            id=self._next_id(), room=room, last_seq=state.seq, watch_token=state.watch_token
+        )
+        return await self.request(resume, timeout=timeout)
 
     async def send_raw(self, frame: bytes | str) -> None:
         """Send a frame as is (tests of malformed input)."""
@@ -464,8 +469,11 @@ class Session:
             seat = ack.result.get("seat")
             if message.t != "watch" and (seat is None or isinstance(seat, int)):
                 state.seat = seat
-            elif message.t == "watch":
+            elif isinstance(message, m.Watch):
                 state.seat = None
+                state.watch_token = message.watch_token
+            if isinstance(message, m.Resume) and message.watch_token is not None:
+                state.watch_token = message.watch_token
         elif isinstance(message, m.Leave):
             self.room(message.room).followed = False
 
@@ -561,7 +569,14 @@ class Session:
 
         async def resume() -> None:
             try:
-                await self.request("resume", room=state.room, last_seq=state.seq)
+                await self.request(
+                    m.Resume(
+                        id=self._next_id(),
+                        room=state.room,
+                        last_seq=state.seq,
+                        watch_token=state.watch_token,
+                    )
+                )
             except RequestError as error:
                 if error.code in ("not_found", "history_gone"):
                     state.gone = error.code
@@ -701,7 +716,12 @@ class Session:
                 continue
             try:
                 ack = await self._call(
-                    m.Resume(id=self._next_id(), room=state.room, last_seq=state.seq),
+                    m.Resume(
+                        id=self._next_id(),
+                        room=state.room,
+                        last_seq=state.seq,
+                        watch_token=state.watch_token,
+                    ),
                     ready=False,
                 )
             except RequestError as error:

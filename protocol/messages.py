@@ -42,7 +42,9 @@ __all__ = [
     "AiSeat",
     "AiSubscribe",
     "Bye",
+    "CallStandIn",
     "CancelQuickMatch",
+    "ClaimWin",
     "ClientMessage",
     "CreateRoom",
     "Direction",
@@ -136,8 +138,17 @@ class ErrorCode(StrEnum):
     HISTORY_GONE = "history_gone"
     BAD_ORIGIN = "bad_origin"
     INVALID_ARGUMENT = "invalid_argument"
+    BAD_NAME = "bad_name"
     ALREADY_IN_QUEUE = "already_in_queue"
+    OPPONENT_PRESENT = "opponent_present"
+    NOT_AWAY_LONG_ENOUGH = "not_away_long_enough"
     IDLE_TIMEOUT = "idle_timeout"
+    HELLO_TIMEOUT = "hello_timeout"
+    TOO_MANY_CONNECTIONS = "too_many_connections"
+    TOO_MANY_ROOMS = "too_many_rooms"
+    TOO_MANY_AI_ROOMS = "too_many_ai_rooms"
+    TOO_MANY_PLAYERS = "too_many_players"
+    TOO_MANY_LOOKUPS = "too_many_lookups"
     INTERNAL = "internal"
 
 
@@ -381,6 +392,7 @@ _CODE = re.compile(r"[a-z][a-z0-9_]{0,63}")
 _ID = "[A-Za-z0-9_-]+"
 _REQUEST_ID: Final = _request_id
 _ROOM: Final = _text(1, 64, pattern=_ID)
+_WATCH_TOKEN: Final = _text(1, 64, pattern=_ID)
 _NAME: Final = _text(1, 32, printable=True, strip=True)
 _SEQ: Final = _integer(0, MAX_SEQ)
 _SEAT: Final = _integer(0, 1)
@@ -581,7 +593,7 @@ class Hello(_Checked):
 
 @dataclass(frozen=True, slots=True)
 class Ping(_Checked):
-    """Liveness check, answered by ``pong`` (not an ack); exempt from rate limits."""
+    """Liveness check, answered by ``pong`` (not an ack); metered by a bucket of its own."""
 
     t: ClassVar[str] = "ping"
     id: Annotated[RequestId, _REQUEST_ID]
@@ -596,7 +608,8 @@ class SetName(_Checked):
 
 @dataclass(frozen=True, slots=True)
 class CreateRoom(_Checked):
-    """Open a room against an AI seat (``level`` required) or a private one (invite code)."""
+    """Open a room against an AI seat (``level`` required) or a private one (invite code).
+    ``public`` lists its hands and lets anyone watch it by room id (default: not)."""
 
     t: ClassVar[str] = "create_room"
     id: Annotated[RequestId, _REQUEST_ID]
@@ -605,6 +618,8 @@ class CreateRoom(_Checked):
     rules: Annotated[Rules | None, _nested(Rules)] = None
     turn_seconds: Annotated[int | None, _integer(0, 3600)] = None
     stand_in: Annotated[bool | None, _flag] = None
+    public: Annotated[bool | None, _flag] = None
+    turn_bank: Annotated[int | None, _integer(0, 3600)] = None
 
     def _check(self) -> None:
         if self.mode == "ai" and self.level is None:
@@ -645,21 +660,25 @@ class CancelQuickMatch(_Checked):
 
 @dataclass(frozen=True, slots=True)
 class Watch(_Checked):
-    """Spectate a room live (public view only): an ack, then a ``snapshot``, then updates."""
+    """Spectate a room live (public view only): an ack, then a ``snapshot``, then updates.
+    A room that is not public needs its ``watch_token`` (the watch link's)."""
 
     t: ClassVar[str] = "watch"
     id: Annotated[RequestId, _REQUEST_ID]
     room: Annotated[str, _ROOM]
+    watch_token: Annotated[str | None, _WATCH_TOKEN] = None
 
 
 @dataclass(frozen=True, slots=True)
 class Resume(_Checked):
-    """Catch up after a reconnect: ``last_seq`` is the last number seen, -1 for none."""
+    """Catch up after a reconnect: ``last_seq`` is the last number seen, -1 for none. A
+    watcher of a room that is not public gives its ``watch_token`` again."""
 
     t: ClassVar[str] = "resume"
     id: Annotated[RequestId, _REQUEST_ID]
     room: Annotated[str, _ROOM]
     last_seq: Annotated[int, _integer(-1, MAX_SEQ)]
+    watch_token: Annotated[str | None, _WATCH_TOKEN] = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -678,6 +697,24 @@ class Leave(_Checked):
     """Leave a room; a player leaving a running match forfeits it."""
 
     t: ClassVar[str] = "leave"
+    id: Annotated[RequestId, _REQUEST_ID]
+    room: Annotated[str, _ROOM]
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimWin(_Checked):
+    """Claim the match of an opponent away past the grace period: the opponent forfeits."""
+
+    t: ClassVar[str] = "claim_win"
+    id: Annotated[RequestId, _REQUEST_ID]
+    room: Annotated[str, _ROOM]
+
+
+@dataclass(frozen=True, slots=True)
+class CallStandIn(_Checked):
+    """Let an AI play for an opponent away past the grace period, until they come back."""
+
+    t: ClassVar[str] = "stand_in"
     id: Annotated[RequestId, _REQUEST_ID]
     room: Annotated[str, _ROOM]
 
@@ -814,6 +851,8 @@ ClientMessage: TypeAlias = (
     | Lobby
     | Stats
     | AiSubscribe
+    | ClaimWin
+    | CallStandIn
 )
 ServerMessage: TypeAlias = (
     Ack | Error | Pong | Update | Snapshot | RoomAssigned | AiSeat | Reconnect | Bye
@@ -836,6 +875,8 @@ _CLIENT_CLASSES: tuple[type[ClientMessage], ...] = (
     Lobby,
     Stats,
     AiSubscribe,
+    ClaimWin,
+    CallStandIn,
 )
 _SERVER_CLASSES: tuple[type[ServerMessage], ...] = (
     Ack,

@@ -27,6 +27,9 @@ UVICORN_OPTIONS: dict[str, Any] = {
     "ws_ping_interval": 20.0,
     "ws_ping_timeout": 20.0,
     "timeout_graceful_shutdown": 5,
+    # The client's address is the socket's; X-Forwarded-For is read by the app, and only from
+    # GIN_TRUSTED_PROXIES (uvicorn's own reading believes any proxy on 127.0.0.1).
+    "proxy_headers": False,
 }
 
 

@@ -7,6 +7,12 @@ worker's capacity. A request superseded by a newer one for the same seat is ackn
 never offered (see ``server.store.ai``).
 A worker that disconnects gives its seats back: they are requested again for another worker.
 (A worker that vanishes without a word is noticed by the seat leases of ``server.ai_seats``.)
+
+When the workers are short of capacity, requests wait, and the waiting ones are served by
+rank (``AiSeatRequest.rank``: how many AI seats the asking player held already), then by age:
+a player's first AI seat goes before another player's further ones. The dispatcher reads up
+to ``READ_BATCH`` requests at a time and keeps those it cannot offer yet (still pending in the
+stream: if this process dies, another one claims them after ``STALE_MS``).
 """
 
 from __future__ import annotations
@@ -28,6 +34,8 @@ log = logging.getLogger(__name__)
 #: A request handed to a worker that has not bound the seat after this long is handed again.
 STALE_MS = 10_000
 CLAIM_BLOCK_MS = 1_000
+#: Requests read at a time: the lowest ranks among them are offered first.
+READ_BATCH = 100
 
 Key = tuple[str, int]
 """A seat: (room id, seat index)."""
@@ -61,6 +69,7 @@ class AiDispatcher:
         self.consumer = f"server-{uuid.uuid4().hex[:12]}"
         self._workers: dict[Connection, Worker] = {}
         self._offers: dict[Key, Offer] = {}
+        self._waiting: list[AiSeatRequest] = []
         self._wakeup = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
@@ -152,7 +161,7 @@ class AiDispatcher:
                 if loop.time() >= next_reclaim:
                     next_reclaim = loop.time() + reclaim_every
                     requests = await self._store.reclaim_stale_ai_requests(
-                        self.consumer, STALE_MS, count=self._free_total()
+                        self.consumer, STALE_MS, count=READ_BATCH
                     )
                     for request in requests:
                         log.warning(
@@ -161,17 +170,30 @@ class AiDispatcher:
                         )
                 if not requests:
                     requests = await self._store.claim_ai_requests(
-                        self.consumer, count=self._free_total(), block_ms=CLAIM_BLOCK_MS
+                        self.consumer,
+                        count=READ_BATCH,
+                        block_ms=None if self._waiting else CLAIM_BLOCK_MS,
                     )
-                requests = await self._drop_superseded(requests)
-                played_here = self._played_here() if requests else set()
-                for request in requests:
-                    await self._offer(request, played_here)
+                await self._serve(requests)
             except asyncio.CancelledError:
                 raise
             except Exception:
                 log.exception("AI dispatch failed")
                 await asyncio.sleep(1.0)
+
+    async def _serve(self, requests: list[AiSeatRequest]) -> None:
+        """Offer the waiting requests and ``requests``, lowest rank first, while a worker has
+        room; keep the others waiting."""
+        by_entry = {request.entry_id: request for request in (*self._waiting, *requests)}
+        self._waiting = []
+        waiting = await self._drop_superseded(list(by_entry.values()))
+        waiting.sort(key=_service_order)
+        played_here = self._played_here() if waiting else set()
+        for index, request in enumerate(waiting):
+            if self._pick() is None:
+                self._waiting = waiting[index:]
+                return
+            await self._offer(request, played_here)
 
     async def _drop_superseded(self, requests: list[AiSeatRequest]) -> list[AiSeatRequest]:
         if not requests:
@@ -185,9 +207,6 @@ class AiDispatcher:
             await self._store.ack_ai_request(request.entry_id)
         dropped = {request.entry_id for request in superseded}
         return [request for request in requests if request.entry_id not in dropped]
-
-    def _free_total(self) -> int:
-        return max(1, sum(max(0, worker.free) for worker in self._workers.values()))
 
     async def _offer(self, request: AiSeatRequest, played_here: set[Key]) -> None:
         key = (request.room_id, request.seat)
@@ -205,3 +224,9 @@ class AiDispatcher:
         worker.conn.send(
             AiSeat(room=request.room_id, seat=request.seat, level=cast(AILevel, request.level))
         )
+
+
+def _service_order(request: AiSeatRequest) -> tuple[int, int, int]:
+    """Lowest rank first, then oldest (a stream entry id is ``<ms>-<n>``)."""
+    ms, _, n = request.entry_id.partition("-")
+    return request.rank, int(ms), int(n)

@@ -12,7 +12,8 @@ from __future__ import annotations
 import logging
 import time
 
-from server.hub import Hub, decode_room
+from server.blobs import decode_room
+from server.hub import Hub
 from server.store import Store
 
 log = logging.getLogger(__name__)
@@ -30,10 +31,11 @@ class AiSeatKeeper:
     def _ms_from_now(self, seconds: float) -> int:
         return int((time.time() + seconds) * 1000)
 
-    async def request(self, room_id: str, seat: int, level: str) -> None:
-        """Ask the AI workers for a player of ``level`` in ``seat``."""
+    async def request(self, room_id: str, seat: int, level: str, rank: int = 0) -> None:
+        """Ask the AI workers for a player of ``level`` in ``seat``; ``rank``: the AI seats
+        the asking player holds already (workers short of capacity serve low ranks first)."""
         hold = self._ms_from_now(self.lease_seconds * REQUEST_HOLD_LEASES)
-        await self._store.request_ai_seat(room_id, seat, level, hold_until_ms=hold)
+        await self._store.request_ai_seat(room_id, seat, level, hold_until_ms=hold, rank=rank)
 
     def played_here(self) -> set[tuple[str, int]]:
         """The seats that workers connected to this process play now, by the rooms as this

@@ -12,6 +12,8 @@ from typing import Any
 
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
@@ -20,10 +22,14 @@ from starlette.staticfiles import StaticFiles
 from protocol import codec
 from protocol.messages import Reconnect
 from server import keys, logs, metrics
+from server.addresses import AddressCounter, TrustedProxies
 from server.ai_dispatch import AiDispatcher
 from server.ai_seats import AiSeatKeeper
+from server.blobs import RoomBlobs
 from server.connection import Connection
+from server.frames import FrameParts
 from server.hub import Hub
+from server.reuse import Histories
 from server.service import Service
 from server.settings import Settings
 from server.store import Store, StoreConfig
@@ -107,40 +113,6 @@ async def hands(request: Request) -> Response:
     return JSONResponse({"hands": await service.recent_hands(limit)})
 
 
-#: Records owed by changes whose process died before writing them are looked for this often.
-OWED_SWEEP_EVERY = 2.0
-#: The retention sweep runs this often, or four times per ``GIN_ROOM_IDLE`` when shorter.
-SWEEP_EVERY = 60.0
-
-
-async def _turn_clock(service: Service, interval: float) -> None:
-    """The periodic work of a process: turn clocks, stand-ins, AI seat leases, owed records,
-    and the retention sweep."""
-    loop = asyncio.get_running_loop()
-    next_sweep = loop.time()
-    next_lease = loop.time()
-    next_owed = loop.time()
-    lease_every = service.ai_seats.lease_seconds / 3
-    room_idle = service.settings.room_idle_seconds
-    while True:
-        await asyncio.sleep(min(interval, lease_every))
-        try:
-            await service.expire_turns()
-            await service.start_stand_ins()
-            if loop.time() >= next_owed:
-                next_owed = loop.time() + OWED_SWEEP_EVERY
-                await service.write_owed_records()
-            if loop.time() >= next_lease:
-                next_lease = loop.time() + lease_every
-                await service.ai_seats.renew()
-                await service.ai_seats.reclaim()
-            if loop.time() >= next_sweep:
-                next_sweep = loop.time() + min(SWEEP_EVERY, room_idle / 4)
-                await service.sweep_idle_rooms()
-        except Exception:
-            log.exception("periodic work failed")
-
-
 def create_app(settings: Settings | None = None) -> Starlette:
     settings = settings or Settings.from_env()
 
@@ -157,23 +129,30 @@ def create_app(settings: Settings | None = None) -> Starlette:
                 wait_replicas=settings.redis_wait_replicas,
                 wait_timeout_ms=settings.redis_wait_timeout_ms,
                 failover_seconds=settings.redis_failover_seconds,
+                new_player_ttl_seconds=settings.new_player_retention_seconds,
+                room_ttl_seconds=settings.room_idle_seconds,
             ),
         )
         feed = store.feed()
         await feed.start()
-        hub = Hub(store, feed)
+        # The encoded history of a hand serves the stored room and the views alike.
+        histories = Histories()
+        blobs = RoomBlobs(histories)
+        hub = Hub(store, feed, FrameParts(histories))
         hub.start()
         ai_seats = AiSeatKeeper(store, hub, settings.ai_lease_seconds)
         dispatcher = AiDispatcher(store, ai_seats.played_here)
         dispatcher.start()
-        service = Service(store, hub, settings, dispatcher, ai_seats)
+        service = Service(store, hub, blobs, settings, dispatcher, ai_seats)
         app.state.settings = settings
         app.state.store = store
         app.state.feed = feed
         app.state.service = service
         app.state.connections = set()
+        app.state.addresses = AddressCounter(settings.max_connections_per_address)
+        app.state.trusted_proxies = TrustedProxies(settings.trusted_proxies)
         app.state.draining = False
-        clock = asyncio.create_task(_turn_clock(service, settings.turn_clock_interval))
+        clock = asyncio.create_task(service.upkeep.run(settings.turn_clock_interval))
         # Everything allocated so far lives as long as the process: keep it out of the
         # collector's way, and collect less often (a full collection pauses every game).
         gc.collect()
@@ -207,6 +186,14 @@ def create_app(settings: Settings | None = None) -> Starlette:
             Route("/api/hands", hands),
             Route("/api/hands/{hand_id}", hand),
             WebSocketRoute("/ws", serve_websocket),
+        ],
+        # A Host header of another name is refused (400): DNS rebinding (docs/security.md).
+        middleware=[
+            Middleware(
+                TrustedHostMiddleware,
+                allowed_hosts=list(settings.allowed_hosts),
+                www_redirect=False,
+            )
         ],
         lifespan=lifespan,
     )

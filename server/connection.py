@@ -86,6 +86,12 @@ class Connection:
         #: The websocket close code once the connection closes (``bye`` may set another).
         self.close_code = 1000
 
+    @property
+    def address(self) -> str:
+        """The client's address (``peer`` without its port): what per-address limits count."""
+        host, sep, _port = self.peer.rpartition(":")
+        return host if sep else self.peer
+
     def send(self, message: Message) -> None:
         """Queue a message; a client that lets too many frames wait is disconnected."""
         if not self.closed.is_set():

@@ -8,9 +8,8 @@ exactly those of ``codec.encode(Update(...))`` with ``room_view`` (a test holds 
 a fraction of the cost, and every connection of the same recipient (each spectator, a player's
 second tab) gets the same bytes object.
 
-A MessagePack map is its header (the number of entries) followed by its keys and values, one
-after the other, so a map can be written as a header and the concatenated bodies of smaller
-maps, in the order its keys must appear.
+The parts a move seldom changes (the room around the game, a hand's record, a seat's hand)
+are reused from the room's last ones (``FrameParts``, one per process, owned by the hub).
 """
 
 from __future__ import annotations
@@ -20,74 +19,15 @@ from typing import Any
 from protocol import codec
 from protocol.messages import ErrorCode, ProtocolError
 from server.engine.events import Event
-from server.engine.state import GameState, Move
+from server.engine.state import GameState
 from server.engine.views import event_for, hand_parts, legal_action_dicts, public_game_parts
-from server.reuse import PartCache
+from server.packed import body as _body
+from server.packed import map_header
+from server.packed import pack as _pack
+from server.reuse import Histories, PartCache
 from server.room import Room, public_seats
 
-__all__ = ["RoomFrames", "map_body", "map_header", "pack_history", "update_frame"]
-
-
-def _pack(value: object) -> bytes:
-    return codec.pack(value, validate=False)
-
-
-def _body(mapping: dict[str, Any]) -> bytes:
-    """The entries of a packed map, without its header."""
-    return map_body(_pack(mapping))
-
-
-def map_body(packed: bytes) -> bytes:
-    """The entries of an encoded map, without its header."""
-    first = packed[0]
-    if 0x80 <= first <= 0x8F:
-        return packed[1:]
-    if first == 0xDE:
-        return packed[3:]
-    return packed[5:]  # 0xdf
-
-
-def map_header(count: int) -> bytes:
-    """The header of an encoded map of ``count`` entries."""
-    if count < 16:
-        return bytes((0x80 | count,))
-    if count < 1 << 16:
-        return b"\xde" + count.to_bytes(2, "big")
-    return b"\xdf" + count.to_bytes(4, "big")
-
-
-def _array_header(count: int) -> bytes:
-    if count < 16:
-        return bytes((0x90 | count,))
-    if count < 1 << 16:
-        return b"\xdc" + count.to_bytes(2, "big")
-    return b"\xdd" + count.to_bytes(4, "big")
-
-
-#: Per room: the last history encoded, its encoded entries, and the whole array.
-_HISTORIES: dict[str, tuple[tuple[Move, ...], bytes, bytes]] = {}
-_HISTORIES_MAX = 20_000
-
-
-def pack_history(room_id: str, history: tuple[Move, ...]) -> bytes:
-    """``codec.pack([move.to_dict() for move in history])``, encoding only the moves added since
-    the room's last call (the views and the stored room of every move need it)."""
-    known = _HISTORIES.get(room_id)
-    if known is not None and known[0] is history:
-        return known[2]
-    if known is not None and len(known[0]) <= len(history):
-        old, body, _ = known
-        if old != history[: len(old)]:  # a new hand, or another room's state
-            body = b"".join(_pack(move.to_dict()) for move in history)
-        elif len(old) < len(history):
-            body += b"".join(_pack(move.to_dict()) for move in history[len(old) :])
-    else:
-        body = b"".join(_pack(move.to_dict()) for move in history)
-    if known is None and len(_HISTORIES) >= _HISTORIES_MAX:
-        _HISTORIES.clear()
-    packed = _array_header(len(history)) + body
-    _HISTORIES[room_id] = (history, body, packed)
-    return packed
+__all__ = ["FrameParts", "RoomFrames", "ack_frame", "update_frame"]
 
 
 _NIL = _pack(None)
@@ -95,6 +35,7 @@ _EMPTY_LIST = _pack([])
 _SEAT = {seat: _pack("seat") + _pack(seat) for seat in (0, 1, None)}
 _GAME = _pack("game")
 _INVITE = _pack("invite")
+_WATCH_TOKEN = _pack("watch_token")
 _LEGAL = _pack("legal_actions")
 _EVENTS = _pack("events")
 _VIEW = _pack("view")
@@ -107,7 +48,7 @@ _HISTORY = _pack("history")
 
 #: Entries of ``room_view`` (without ``invite`` and ``connected``) and of ``game_view`` (without
 #: the seat's own cards, ``last_hand`` and ``match``).
-_ROOM_KEYS = 12
+_ROOM_KEYS = 14
 _GAME_KEYS = 15
 _HAND_KEYS = 4
 
@@ -147,17 +88,102 @@ def ack_frame(request_id: int | str, result: dict[str, Any]) -> bytes:
     return _checked(b"".join((_ACK, _pack(request_id), _RESULT, _pack(result))))
 
 
+#: A view's shared parts: the room's head and tail, the game's head, middle and tail, and the
+#: number of keys of the game's tail.
+SharedParts = tuple[bytes, bytes, bytes, bytes, bytes, int]
+
+
+class FrameParts:
+    """The parts of the views that a room's next change will likely share with its last: per
+    room, its last view's head, tail and hand record (``PartCache``) and its hand's history
+    (``Histories``, shared with ``RoomBlobs``); per hand of cards, its own keys. Each holds
+    at most ``limit`` rooms or hands."""
+
+    __slots__ = (
+        "_hand_bodies",
+        "_hand_limit",
+        "_records",
+        "_room_heads",
+        "_room_tails",
+        "histories",
+    )
+
+    def __init__(
+        self, histories: Histories | None = None, limit: int = 20_000, hand_limit: int = 4096
+    ) -> None:
+        self.histories = histories if histories is not None else Histories(limit)
+        self._room_heads: PartCache[bytes] = PartCache(limit)
+        self._room_tails: PartCache[bytes] = PartCache(limit)
+        self._records: PartCache[bytes] = PartCache(limit)
+        self._hand_bodies: dict[tuple[str, ...], bytes] = {}
+        self._hand_limit = hand_limit
+
+    def frames(self, room: Room, seq: int, events: list[Event] | None = None) -> RoomFrames:
+        """The frames of ``room`` at ``seq``, made from these parts."""
+        return RoomFrames(room, seq, events, parts=self)
+
+    def shared(self, room: Room, game: GameState | None) -> SharedParts:
+        """The encoded parts of the room's view that every recipient shares: the room's head
+        and tail, the game's head, middle and tail, and the number of the tail's keys."""
+        room_head = self._room_heads.get(
+            room.id, (room.mode, room.status, room.seats), lambda: _room_head(room)
+        )
+        winner = room.winner
+        room_tail = self._room_tails.get(
+            room.id,
+            (
+                room.turn_seconds,
+                room.turn_deadline,
+                room.turn_bank,
+                room.banks,
+                room.forfeit,
+                winner,
+                room.rematch,
+                room.next_room,
+            ),
+            lambda: _room_tail(room, winner),
+        )
+        game_head = game_middle = game_tail = b""
+        tail_keys = 0
+        if game is not None:
+            head, table, record, tail = public_game_parts(game)
+            game_head = _body(head)
+            history = self.histories.pack(room.id, game.history)
+            record_body = self._records.get(room.id, (record,), lambda: _body(record))
+            game_middle = b"".join((_body(table), _HISTORY, history, record_body))
+            game_tail, tail_keys = (_body(tail), len(tail)) if tail else (b"", 0)
+        return room_head, room_tail, game_head, game_middle, game_tail, tail_keys
+
+    def hand_body(self, hand: tuple[str, ...]) -> bytes:
+        """The seat's own ``cards``, ``melds``, ``deadwood``, ``deadwood_points``, encoded (a
+        hand does not change during the opponent's turn, so most views find it here)."""
+        bodies = self._hand_bodies
+        body = bodies.get(hand)
+        if body is None:
+            cards, melds, deadwood, points = hand_parts(hand)
+            body = _body(
+                {"cards": cards, "melds": melds, "deadwood": deadwood, "deadwood_points": points}
+            )
+            if len(bodies) >= self._hand_limit:
+                bodies.clear()
+            bodies[hand] = body
+        return body
+
+
 class RoomFrames:
     """The frames of one room as it is at ``seq`` (after the change whose events are given),
     per recipient: seat 0, seat 1, or a spectator (``None``). Built lazily, each at most once."""
 
-    __slots__ = ("_events", "_game", "_public", "_room", "_updates", "_views", "seq")
+    __slots__ = ("_events", "_game", "_parts", "_public", "_room", "_updates", "_views", "seq")
 
-    def __init__(self, room: Room, seq: int, events: list[Event] | None = None) -> None:
+    def __init__(
+        self, room: Room, seq: int, events: list[Event] | None = None, *, parts: FrameParts
+    ) -> None:
+        self._parts = parts
         self._room = room
         self.seq = seq
         self._events = events or []
-        self._public: tuple[bytes, bytes, bytes, bytes, bytes, int] | None = None
+        self._public: SharedParts | None = None
         self._game: GameState | None = room.game
         self._views: dict[int | None, bytes] = {}
         self._updates: dict[int | None, bytes] = {}
@@ -182,41 +208,17 @@ class RoomFrames:
             view = self._views[seat] = self._encode_view(seat)
         return view
 
-    def _shared(self) -> tuple[bytes, bytes, bytes, bytes, bytes, int]:
+    def _shared(self) -> SharedParts:
         if self._public is None:
-            room = self._room
-            room_head = _ROOM_HEADS.get(
-                room.id, (room.mode, room.status, room.seats), lambda: _room_head(room)
-            )
-            winner = room.winner
-            room_tail = _ROOM_TAILS.get(
-                room.id,
-                (
-                    room.turn_seconds,
-                    room.turn_deadline,
-                    room.forfeit,
-                    winner,
-                    room.rematch,
-                    room.next_room,
-                ),
-                lambda: _room_tail(room, winner),
-            )
-            game_head = game_middle = game_tail = b""
-            tail_keys = 0
-            if self._game is not None:
-                head, table, record, tail = public_game_parts(self._game)
-                game_head = _body(head)
-                history = pack_history(room.id, self._game.history)
-                record_body = _RECORDS.get(room.id, (record,), lambda: _body(record))
-                game_middle = b"".join((_body(table), _HISTORY, history, record_body))
-                game_tail, tail_keys = (_body(tail), len(tail)) if tail else (b"", 0)
-            self._public = (room_head, room_tail, game_head, game_middle, game_tail, tail_keys)
+            self._public = self._parts.shared(self._room, self._game)
         return self._public
 
     def _encode_view(self, seat: int | None) -> bytes:
         room_head, room_tail, game_head, game_middle, game_tail, tail_keys = self._shared()
         invite = self._room.invite if seat is not None else None
-        parts = [map_header(_ROOM_KEYS + (invite is not None)), room_head, _SEAT[seat], room_tail]
+        watch_token = self._room.watch_token if seat is not None else None
+        own_keys = (invite is not None) + (watch_token is not None)
+        parts = [map_header(_ROOM_KEYS + own_keys), room_head, _SEAT[seat], room_tail]
         parts.append(_GAME)
         game = self._game
         if game is None:
@@ -227,17 +229,14 @@ class RoomFrames:
             if seat is None:
                 parts.append(_EMPTY_LIST)
             else:
-                parts += (_pack(legal_action_dicts(game, seat)), _hand_body(game.hands[seat]))
+                hand = self._parts.hand_body(game.hands[seat])
+                parts += (_pack(legal_action_dicts(game, seat)), hand)
             parts.append(game_tail)
         if invite is not None:
             parts += (_INVITE, _pack(invite))
+        if watch_token is not None:
+            parts += (_WATCH_TOKEN, _pack(watch_token))
         return b"".join(parts)
-
-
-#: Per room: the parts of its last view that a move seldom changes, encoded.
-_ROOM_HEADS: PartCache[bytes] = PartCache()
-_ROOM_TAILS: PartCache[bytes] = PartCache()
-_RECORDS: PartCache[bytes] = PartCache()
 
 
 def _room_head(room: Room) -> bytes:
@@ -251,28 +250,11 @@ def _room_tail(room: Room, winner: int | None) -> bytes:
         {
             "turn_seconds": room.turn_seconds,
             "turn_deadline": room.turn_deadline,
+            "turn_bank": room.turn_bank,
+            "banks": list(room.banks),
             "forfeit": room.forfeit,
             "winner": winner,
             "rematch": list(room.rematch),
             "next_room": room.next_room,
         }
     )
-
-
-_HAND_BODIES: dict[tuple[str, ...], bytes] = {}
-_HAND_BODIES_MAX = 4096
-
-
-def _hand_body(hand: tuple[str, ...]) -> bytes:
-    """The seat's own ``cards``, ``melds``, ``deadwood``, ``deadwood_points``, encoded (a hand
-    does not change during the opponent's turn, so most views find it here)."""
-    body = _HAND_BODIES.get(hand)
-    if body is None:
-        cards, melds, deadwood, points = hand_parts(hand)
-        body = _body(
-            {"cards": cards, "melds": melds, "deadwood": deadwood, "deadwood_points": points}
-        )
-        if len(_HAND_BODIES) >= _HAND_BODIES_MAX:
-            _HAND_BODIES.clear()
-        _HAND_BODIES[hand] = body
-    return body

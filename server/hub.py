@@ -12,130 +12,23 @@ import asyncio
 import contextlib
 import logging
 from collections import defaultdict
-from typing import Any
 
-from protocol import codec
+from server.blobs import decode_change, decode_room
 from server.connection import Connection, Subscription
 from server.engine.events import Event
-from server.engine.state import STATE_FORMAT
-from server.engine.views import record_part
-from server.frames import RoomFrames, map_body, map_header, pack_history, update_frame
-from server.reuse import PartCache, Sources
+from server.frames import FrameParts, RoomFrames, update_frame
 from server.room import Room
 from server.store import FeedReconnected, RoomFeed, RoomUpdate, Store
 
 log = logging.getLogger(__name__)
 
 
-def encode_room(room: Room) -> bytes:
-    """The stored blob: ``room.to_dict(hand_log=False)`` (the change stream holds the hand
-    log), keys in another order. A move changes the game's cards and little else: the parts
-    of the room's last blob made of the same objects are reused (``PartCache``), and the
-    history is encoded once per move (``pack_history``)."""
-    head = _HEADS.get(room.id, _head_sources(room), lambda: _head(room))
-    head += _TURN_DEADLINE + codec.pack(room.turn_deadline, validate=False)
-    game = room.game
-    if game is None:
-        return _ROOM_MAP + head + _GAME + _NIL
-    record = record_part(game)
-    constant = _HAND_CONSTANTS.get(
-        room.id, (record, game.seed, game.rng), lambda: _hand_constants(record, game.seed, game.rng)
-    )
-    moving = codec.pack(
-        {
-            "hand_number": game.hand_number,
-            "dealer": game.dealer,
-            "phase": game.phase.value,
-            "turn": game.turn,
-            "hands": game.hands,
-            "stock": game.stock,
-            "discard_pile": game.discard_pile,
-            "taken_card": game.taken_card,
-            "discard_draws": game.discard_draws,
-        },
-        validate=False,
-    )
-    history = pack_history(room.id, game.history)
-    first, last = constant
-    return b"".join(
-        (_ROOM_MAP, head, _GAME, _GAME_MAP, first, map_body(moving), last, _HISTORY, history)
-    )
-
-
-#: Per room: the parts of its last blob, with what they were made of.
-_HEADS: PartCache[bytes] = PartCache()
-_HAND_CONSTANTS: PartCache[tuple[bytes, bytes]] = PartCache()
-
-
-def _head_sources(room: Room) -> Sources:
-    return (
-        room.mode,
-        room.seats,
-        room.status,
-        room.rules,
-        room.turn_seconds,
-        room.seed,
-        room.created_at,
-        room.invite,
-        room.hand_ids,
-        room.forfeit,
-        room.rematch,
-        room.next_room,
-        room.stand_in_level,
-    )
-
-
-def _head(room: Room) -> bytes:
-    """The stored room's entries but its game and its turn's deadline (which a turn clock
-    moves at every move): 15, encoded without the map's header."""
-    data = room.to_dict(hand_log=False, game=False)
-    del data["turn_deadline"]
-    return map_body(codec.pack(data, validate=False))
-
-
-def _hand_constants(record: dict[str, Any], seed: int, rng: int) -> tuple[bytes, bytes]:
-    """The game's entries a hand does not change, as they surround the others: ``format``,
-    ``seed``, ``rng`` and ``rules`` first; ``scores`` and ``results`` last."""
-    first = {"format": STATE_FORMAT, "seed": seed, "rng": rng, "rules": record["rules"]}
-    last = {"scores": record["scores"], "results": record["results"]}
-    return (
-        map_body(codec.pack(first, validate=False)),
-        map_body(codec.pack(last, validate=False)),
-    )
-
-
-#: 15 + 1 entries and the game; the game: 4 + 9 + 2 entries and the history.
-_ROOM_MAP = map_header(17)
-_TURN_DEADLINE = codec.pack("turn_deadline")
-_GAME_MAP = map_header(16)
-_GAME = codec.pack("game")
-_HISTORY = codec.pack("history")
-_NIL = codec.pack(None)
-
-
-def decode_room(blob: bytes) -> Room:
-    data = codec.unpack(blob, validate=False)
-    if not isinstance(data, dict):
-        raise ValueError("a room blob is a map")
-    return Room.from_dict(data)
-
-
-def encode_change(seq: int, events: list[dict[str, Any]], actor: int | None) -> bytes:
-    return codec.pack({"seq": seq, "actor": actor, "events": events}, validate=False)
-
-
-def decode_change(blob: bytes) -> list[dict[str, Any]]:
-    if not blob:
-        return []
-    data = codec.unpack(blob, validate=False)
-    if not isinstance(data, dict) or not isinstance(data.get("events"), list):
-        raise ValueError("a change blob is a map with a list of events")
-    events: list[dict[str, Any]] = data["events"]
-    return events
-
-
 class Hub:
-    def __init__(self, store: Store, feed: RoomFeed) -> None:
+    """``parts``: the parts the frames of this process reuse (``FrameParts``), its own unless
+    given (to share the encoded histories with the stored rooms')."""
+
+    def __init__(self, store: Store, feed: RoomFeed, parts: FrameParts | None = None) -> None:
+        self.parts = parts if parts is not None else FrameParts()
         self._store = store
         self._feed = feed
         self._followers: dict[str, set[Connection]] = defaultdict(set)
@@ -291,7 +184,7 @@ class Hub:
                 break
             events = decode_change(change)
             if seq == version:
-                conn.send_frame(RoomFrames(room, seq, events).update(seat))
+                conn.send_frame(self.parts.frames(room, seq, events).update(seat))
             else:
                 conn.send_frame(update_frame(room.id, seq, events, seat, None))
             subscription.last_seq = seq
@@ -308,7 +201,7 @@ class Hub:
         if loaded is None:
             return subscription.last_seq
         version, room = loaded
-        conn.send_frame(RoomFrames(room, version).snapshot(subscription.seat))
+        conn.send_frame(self.parts.frames(room, version).snapshot(subscription.seat))
         subscription.last_seq = version
         return version
 
@@ -337,9 +230,10 @@ class Hub:
                 log.exception("delivery failed")
 
     def prepare(self, room_id: str, frames: RoomFrames) -> None:
-        """Build the update frames of a change about to be committed for the seats that follow
-        the room here, so that ``deliver`` finds them ready (see ``Service.act``). A frame
-        that cannot be made is left to ``deliver``, which meets the same error and reports it."""
+        """Build the update frames of a change being committed for the seats that follow the
+        room here, so that ``deliver`` finds them ready (``Play.act`` runs it while Redis runs
+        the commit). A frame that cannot be made is left to ``deliver``, which meets the same
+        error and reports it."""
         with contextlib.suppress(Exception):
             for conn in list(self._followers.get(room_id, ())):
                 subscription = conn.rooms.get(room_id)
@@ -364,7 +258,7 @@ class Hub:
         if not followers:
             return
         if frames is None:
-            frames = RoomFrames(room, seq, events)
+            frames = self.parts.frames(room, seq, events)
         for conn in list(followers):
             subscription = conn.rooms.get(room_id)
             if (
@@ -398,7 +292,7 @@ class Hub:
         cached = self._rooms.get(update.room_id)
         if cached is None or cached[0] < seq:
             self._rooms[update.room_id] = (seq, room)
-        frames = RoomFrames(room, seq, decode_change(update.change))
+        frames = self.parts.frames(room, seq, decode_change(update.change))
         for conn in list(followers):
             subscription = conn.rooms.get(update.room_id)
             if subscription is None or not subscription.started:

@@ -4,10 +4,23 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import secrets
 
 TOKEN_BYTES = 32
 PLAYER_ID_BYTES = 9
+
+
+def _urlsafe_length(size: int) -> int:
+    """The length of ``secrets.token_urlsafe(size)``: base64 without its padding."""
+    return (size * 4 + 2) // 3
+
+
+#: A token as ``new_token`` makes them: ``p`` and the id's characters, a dot, the secret.
+_TOKEN = re.compile(
+    rf"(p[A-Za-z0-9_-]{{{_urlsafe_length(PLAYER_ID_BYTES)}}})"
+    rf"\.[A-Za-z0-9_-]{{{_urlsafe_length(TOKEN_BYTES)}}}"
+)
 
 
 def new_player_id() -> str:
@@ -20,10 +33,9 @@ def new_token(player_id: str) -> str:
 
 
 def token_player_id(token: str) -> str | None:
-    player_id, dot, secret = token.partition(".")
-    if not dot or not player_id or not secret:
-        return None
-    return player_id
+    """The player id a token names; None for anything that ``new_token`` cannot have made."""
+    match = _TOKEN.fullmatch(token)
+    return match[1] if match else None
 
 
 def hash_token(token: str) -> str:

@@ -25,22 +25,31 @@ key                        group             type        holds
                                                          (``SPUBLISH``) on a cluster
 ``player:ID``              own               hash        ``token_hash``, ``name``, ``created``,
                                                          ``stat:NAME``
+``player-rooms:ID``        own               hash        the player's unfinished rooms: room id ->
+                                                         ``ai`` or ``people`` (see
+                                                         ``server.limits``)
+``new-players:ADDR``       own               string      players created from one client address
+                                                         (a digest) this minute, with a TTL
 ``invite:CODE``            own               string      room id, with a TTL
 ``{quickmatch}:queue``     ``{quickmatch}``  sorted set  waiting player ids, scored by join time
                                                          (ms)
 ``{quickmatch}:rooms``     ``{quickmatch}``  hash        waiting player id -> the room they wait in
-``rooms:active``           own               sorted set  room ids, scored by creation time (ms)
-``hand:ID``                own               hash        ``room``, ``finished``, ``blob``; with a
-                                                         TTL
-``hands:recent``           own               sorted set  hand ids, scored by finish time (unix
-                                                         seconds)
+``rooms:active``           own               sorted set  room ids not finished, scored by creation,
+                                                         then by when the sweep looks at them next
+                                                         (ms); the sweep cleans it
+``hand:ID``                own               hash        ``room``, ``finished``, ``blob``,
+                                                         ``public``; with a TTL
+``hands:recent``           own               sorted set  hand ids of public rooms, scored by finish
+                                                         time (unix seconds)
+``hands:player:ID``        own               sorted set  a person's own hand ids (any room), scored
+                                                         by finish time; capped, with the hands' TTL
 ``records:pending``        own               sorted set  ``ROOM:HAND`` / ``ROOM:match``: bookkeeping
                                                          (replay record, statistics) a change is
                                                          about to owe, scored by when (ms); removed
                                                          once done
 ``ai:requests``            own               stream      AI seat requests: ``room``, ``seat``,
-                                                         ``level``, ``ask``; consumer group ``ai-
-                                                         workers``
+                                                         ``level``, ``ask``, ``rank``; consumer
+                                                         group ``ai-workers``
 ``ai:leases``              own               sorted set  AI-played seats ``ROOM:SEAT``, scored by
                                                          the end of their lease (ms): renewed while
                                                          a worker plays them
@@ -52,9 +61,14 @@ key                        group             type        holds
                                                          busy; one Redis only)
 =========================  ================  ==========  ===========================================
 
-Steps across groups, and why each is safe in its order: a room is created, then listed in
-``rooms:active`` (a listed room always exists); a hand record is written, then listed in
-``hands:recent``; an AI request's ``ai:wanted`` token is written before its stream entry
+Steps across groups, and why each is safe in its order: a room is counted in
+``player-rooms:ID`` before it is created (a claim whose room was never made is released by
+the failed request, or dropped as closed by the player's next claim that hits a limit); a
+room is created, then listed in ``rooms:active`` (a listed room always exists); the sweep
+reads and mends the rooms' TTLs before it scores or removes their ``rooms:active`` entries
+(each step idempotent, a room finished meanwhile stays out: ``ZADD XX``); a hand record is
+written, then listed in ``hands:recent`` and each player's ``hands:player:ID`` (a listed hand
+always exists); an AI request's ``ai:wanted`` token is written before its stream entry
 (whoever reads the request finds its token, or a newer one); ``records:pending`` is noted
 before the commit it is about and cleared after the records it names.
 
@@ -85,7 +99,10 @@ __all__ = [
     "hands_recent",
     "hash_slot",
     "invite",
+    "new_players",
     "player",
+    "player_hands",
+    "player_rooms",
     "quickmatch_queue",
     "quickmatch_rooms",
     "records_pending",
@@ -211,7 +228,7 @@ def _room_keys(room_id: str) -> RoomKeys:
 
 
 def rooms_active() -> str:
-    """``rooms:active``: ids of rooms not finished, scored by creation time (ms)."""
+    """``rooms:active``: ids of rooms not finished, scored by when the sweep looks next."""
     return "rooms:active"
 
 
@@ -221,6 +238,17 @@ def rooms_active() -> str:
 def player(player_id: str) -> str:
     """``player:ID``: the player hash."""
     return "player:" + check_id(player_id, "player id")
+
+
+def player_rooms(player_id: str) -> str:
+    """``player-rooms:ID``: the player's unfinished rooms, room id -> ``ai`` / ``people``."""
+    return "player-rooms:" + check_id(player_id, "player id")
+
+
+def new_players(address_digest: str) -> str:
+    """``new-players:ADDR``: players created from one address this minute (ADDR: a digest of
+    the address, which itself may hold characters no key may)."""
+    return "new-players:" + check_id(address_digest, "address digest")
 
 
 def stat_field(name: str) -> str:
@@ -266,6 +294,14 @@ def hand(hand_id: str) -> str:
 def hands_recent() -> str:
     """``hands:recent``: finished hand ids, scored by finish time."""
     return "hands:recent"
+
+
+# -- privacy: a player's own hands ----------------------------------------------------------
+
+
+def player_hands(player_id: str) -> str:
+    """``hands:player:ID``: the hand ids of one person's finished hands, scored by finish time."""
+    return "hands:player:" + check_id(player_id, "player id")
 
 
 def records_pending() -> str:

@@ -1,4 +1,5 @@
-"""A token bucket per connection: a steady rate with a burst allowance."""
+"""Rate limits of a connection: token buckets (a steady rate with a burst allowance) and the
+strike count of refused frames that cuts a flood off."""
 
 from __future__ import annotations
 
@@ -17,6 +18,10 @@ class TokenBucket:
         self._tokens = float(burst)
         self._stamp = now
 
+    @property
+    def rate(self) -> float:
+        return self._rate
+
     def allow(self, now: float) -> bool:
         elapsed = max(0.0, now - self._stamp)
         self._stamp = now
@@ -25,3 +30,31 @@ class TokenBucket:
             self._tokens -= 1.0
             return True
         return False
+
+    def widen(self, rate: float, burst: int) -> None:
+        """Raise the rate and the burst (never lower them); the tokens grow by as much."""
+        if rate <= self._rate and burst <= self._burst:
+            return
+        self._tokens += max(0.0, burst - self._burst)
+        self._rate = max(self._rate, rate)
+        self._burst = max(self._burst, float(burst))
+
+
+class StrikeCount:
+    """Refused frames, forgiven with time only: ``limit`` of them within ``window`` seconds
+    (a leaky count that loses ``limit / window`` strikes a second) make a flood."""
+
+    __slots__ = ("_leak", "_level", "_limit", "_stamp")
+
+    def __init__(self, limit: int, window: float, now: float) -> None:
+        self._limit = float(limit)
+        self._leak = limit / window
+        self._level = 0.0
+        self._stamp = now
+
+    def strike(self, now: float) -> bool:
+        """Count a refused frame; True once the connection has struck out."""
+        elapsed = max(0.0, now - self._stamp)
+        self._stamp = now
+        self._level = max(0.0, self._level - elapsed * self._leak) + 1.0
+        return self._level >= self._limit

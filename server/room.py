@@ -6,6 +6,7 @@ stores both atomically and only then tells anyone. Times are passed in (seconds 
 
 from __future__ import annotations
 
+import hmac
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
@@ -13,10 +14,20 @@ from typing import Any, Literal
 from protocol.cards import card_index, to_mask
 from protocol.melds import min_deadwood_mask
 from protocol.scoring import MatchRules
-from server.engine import Action, GameState, Phase, apply, deal_event, legal_actions, new_match
+from server.engine import (
+    SEED_BYTES,
+    Action,
+    GameState,
+    Phase,
+    apply,
+    deal_event,
+    legal_actions,
+    new_match,
+)
 from server.engine.events import Event
 from server.engine.state import STATE_FORMAT
 from server.engine.views import ROOM_EVENT_TYPES, game_view, rules_dict
+from server.names import shown_names
 
 RoomMode = Literal["ai", "private", "quick"]
 ROOM_MODES = ("ai", "private", "quick")
@@ -45,11 +56,20 @@ class RoomClosed(RoomError):
     code = "illegal_action"
 
 
+class OpponentPresent(RoomError):
+    code = "opponent_present"
+
+
+class NotAwayLongEnough(RoomError):
+    code = "not_away_long_enough"
+
+
 @dataclass(frozen=True, slots=True)
 class Seat:
     """One seat: the player bound to it (by id), the name shown, its AI level if it is an AI
-    seat, and for a person: since when they are away, and the AI standing in for them (its
-    level, and the worker bound to play it) until they come back."""
+    seat, and for a person: since when they are away, whether they have been away past the
+    grace (``away_choice``: the other person may claim the win or call a stand-in), and the AI
+    standing in for them (its level, and the worker bound to play it) until they come back."""
 
     player: str | None = None
     name: str | None = None
@@ -57,6 +77,7 @@ class Seat:
     away_since: float | None = None
     stand_in: str | None = None
     agent: str | None = None
+    away_choice: bool = False
 
     @property
     def open(self) -> bool:
@@ -82,6 +103,7 @@ class Seat:
             "away_since": self.away_since,
             "stand_in": self.stand_in,
             "agent": self.agent,
+            "away_choice": self.away_choice,
         }
 
     @classmethod
@@ -93,6 +115,7 @@ class Seat:
             away_since=data.get("away_since"),
             stand_in=data.get("stand_in"),
             agent=data.get("agent"),
+            away_choice=bool(data.get("away_choice", False)),
         )
 
 
@@ -104,7 +127,9 @@ class Room:
     status: Literal["waiting", "playing", "finished"]
     rules: MatchRules
     turn_seconds: int
-    seed: int
+    #: The seed of the match's first deal (made with the room; it deals when its seats fill).
+    #: Every later hand is dealt from a seed drawn for it when it is dealt (``act``).
+    seed: bytes
     created_at: float
     invite: str | None = None
     game: GameState | None = None
@@ -116,6 +141,14 @@ class Room:
     next_room: str | None = None
     #: Level of the AI that stands in for a person away longer than the grace (None: off).
     stand_in_level: str | None = None
+    #: Listed (its finished hands) and watchable by room id alone: quick match, or chosen.
+    public: bool = False
+    #: What a watcher of a room that is not public needs besides the room id (its link).
+    watch_token: str | None = None
+    #: The time bank each seat starts the match with (seconds); ``banks``: what is left of it.
+    #: A turn's deadline is its ``turn_seconds`` plus the bank left to the seat to play.
+    turn_bank: int = 0
+    banks: tuple[float, float] = (0.0, 0.0)
 
     # --- queries ------------------------------------------------------------------------------
 
@@ -147,7 +180,7 @@ class Room:
     def to_dict(self, *, hand_log: bool = True, game: bool = True) -> dict[str, Any]:
         """Plain data. ``hand_log=False`` leaves the hand log out (format 2, the stored form:
         ``from_dict`` gives such a room an empty ``hand_log``); ``game=False`` leaves the game
-        out (the stored blob encodes it apart, ``hub.encode_room``)."""
+        out (the stored blob encodes it apart, ``RoomBlobs.encode_room``)."""
         data = {
             "format": ROOM_FORMAT if hand_log else ROOM_BLOB_FORMAT,
             "id": self.id,
@@ -156,7 +189,7 @@ class Room:
             "status": self.status,
             "rules": rules_dict(self.rules).copy(),
             "turn_seconds": self.turn_seconds,
-            "seed": self.seed,
+            "seed": self.seed.hex(),
             "created_at": self.created_at,
             "invite": self.invite,
             "game": _game_dict(self.game) if self.game is not None and game else None,
@@ -167,6 +200,10 @@ class Room:
             "rematch": list(self.rematch),
             "next_room": self.next_room,
             "stand_in_level": self.stand_in_level,
+            "public": self.public,
+            "watch_token": self.watch_token,
+            "turn_bank": self.turn_bank,
+            "banks": list(self.banks),
         }
         if not hand_log:
             del data["hand_log"]
@@ -191,6 +228,7 @@ class Room:
         seats = [Seat.from_dict(seat) for seat in data["seats"]]
         game = data["game"]
         rematch = data["rematch"]
+        banks = data.get("banks", (0.0, 0.0))
         return cls(
             id=data["id"],
             mode=data["mode"],
@@ -198,7 +236,7 @@ class Room:
             status=data["status"],
             rules=MatchRules.from_dict(data["rules"]),
             turn_seconds=data["turn_seconds"],
-            seed=data["seed"],
+            seed=_seed(data["seed"]),
             created_at=data["created_at"],
             invite=data["invite"],
             game=GameState.from_dict(game) if game is not None else None,
@@ -209,7 +247,22 @@ class Room:
             rematch=(bool(rematch[0]), bool(rematch[1])),
             next_room=data["next_room"],
             stand_in_level=data.get("stand_in_level"),
+            # Rooms stored before privacy: quick-match rooms were the public ones.
+            public=bool(data.get("public", data["mode"] == "quick")),
+            watch_token=data.get("watch_token"),
+            turn_bank=data.get("turn_bank", 0),
+            banks=(float(banks[0]), float(banks[1])),
         )
+
+
+def _seed(stored: object) -> bytes:
+    """A stored room's first-deal seed (hex); a room stored before seeds were bytes has a
+    secret 63-bit integer, which keys its deal just as well."""
+    if isinstance(stored, int) and not isinstance(stored, bool) and stored >= 0:
+        return stored.to_bytes(SEED_BYTES, "big")
+    if isinstance(stored, str) and len(stored) == 2 * SEED_BYTES:
+        return bytes.fromhex(stored)
+    raise ValueError(f"a room's seed is {SEED_BYTES} bytes in hex")
 
 
 def _game_dict(game: GameState) -> dict[str, Any]:
@@ -218,8 +271,6 @@ def _game_dict(game: GameState) -> dict[str, Any]:
     encoding."""
     return {
         "format": STATE_FORMAT,
-        "seed": game.seed,
-        "rng": game.rng,
         "rules": rules_dict(game.rules).copy(),
         "hand_number": game.hand_number,
         "dealer": game.dealer,
@@ -244,7 +295,7 @@ def create_room(
     room_id: str,
     mode: str,
     creator: Seat,
-    seed: int,
+    seed: bytes,
     now: float,
     rules: MatchRules | None = None,
     level: str | None = None,
@@ -252,9 +303,14 @@ def create_room(
     invite: str | None = None,
     opponent: Seat | None = None,
     stand_in_level: str | None = None,
+    public: bool = False,
+    watch_token: str | None = None,
+    turn_bank: int = 0,
 ) -> tuple[Room, list[Event]]:
     """A new room with the creator in seat 0. An AI room seats the AI in seat 1 and deals at
-    once; a quick-match room is created with both players and deals at once."""
+    once; a quick-match room is created with both players and deals at once. A quick-match
+    room is always public; another is public only if asked (else watching it needs
+    ``watch_token``)."""
     if mode not in ROOM_MODES:
         raise RoomError(f"room mode must be one of {', '.join(ROOM_MODES)}, got {mode!r}")
     if mode == "ai":
@@ -274,6 +330,10 @@ def create_room(
         created_at=now,
         invite=invite,
         stand_in_level=stand_in_level,
+        public=public or mode == "quick",
+        watch_token=watch_token,
+        turn_bank=turn_bank,
+        banks=(float(turn_bank), float(turn_bank)),
     )
     if stand_in_level is not None and stand_in_level not in AI_LEVELS:
         raise RoomError(f"stand-in level must be one of {', '.join(AI_LEVELS)}")
@@ -292,7 +352,7 @@ def join(room: Room, player: Seat, now: float) -> tuple[Room, list[Event], int]:
     if existing is not None:
         return room, [], existing
     if room.status != "waiting" or not room.seats[1].open:
-        raise RoomFull(f"room {room.id} has no open seat")
+        raise RoomFull("the room has no open seat")
     room = replace(room, seats=(room.seats[0], player))
     events: list[Event] = [{"type": "room", "status": "joined", "seats": public_seats(room)}]
     room, started = _start(room, now)
@@ -308,18 +368,23 @@ def bind_ai_seat(room: Room, seat: int, player_id: str) -> tuple[Room, list[Even
     return replace(room, seats=(seats[0], seats[1])), []
 
 
-def act(room: Room, seat: int, action: Action, now: float) -> tuple[Room, list[Event]]:
-    """Apply a game action. Raises the engine's ``IllegalAction`` (the room is unchanged)."""
+def act(
+    room: Room, seat: int, action: Action, now: float, seed: bytes | None = None
+) -> tuple[Room, list[Event]]:
+    """Apply a game action; ``seed`` deals the next hand if the action deals one (fresh
+    entropy the caller drew for it; not kept). Raises the engine's ``IllegalAction`` (the room
+    is unchanged)."""
     if room.status != "playing" or room.game is None:
         raise RoomClosed(f"room {room.id} is {room.status}: no game in play")
-    game, events = apply(room.game, seat, action)
+    game, events = apply(room.game, seat, action, seed)
     log = room.hand_log + tuple(events)
     if action.kind == "next_hand":
         log = tuple(events)
     status: Literal["waiting", "playing", "finished"] = (
         "finished" if game.phase is Phase.MATCH_OVER else "playing"
     )
-    deadline = now + room.turn_seconds if room.turn_seconds and game.turn is not None else None
+    banks = _banks_after(room, seat, now)
+    deadline = _deadline_of(room.turn_seconds, banks, game, now)
     # ``replace(room, game=game, hand_log=log, status=status, turn_deadline=deadline)`` at a
     # third of the cost (``replace`` inspects the dataclass's fields on every call): the frozen
     # instance is filled in as its ``__init__`` would (a test holds them equal).
@@ -341,6 +406,10 @@ def act(room: Room, seat: int, action: Action, now: float) -> tuple[Room, list[E
     _set(new, "rematch", room.rematch)
     _set(new, "next_room", room.next_room)
     _set(new, "stand_in_level", room.stand_in_level)
+    _set(new, "public", room.public)
+    _set(new, "watch_token", room.watch_token)
+    _set(new, "turn_bank", room.turn_bank)
+    _set(new, "banks", banks)
     return new, events
 
 
@@ -370,7 +439,7 @@ def hand_record(
         "id": hand_id(room.id, number),
         "room": room.id,
         "hand": number,
-        "players": [seat.name for seat in room.seats],
+        "players": shown_names([seat.name for seat in room.seats]),
         "dealer": events[0].get("dealer", game.dealer) if events else game.dealer,
         "events": events,
         "result": last if last.get("type") == "hand_over" else game.results[number - 1].to_dict(),
@@ -478,7 +547,7 @@ def request_rematch(room: Room, seat: int, next_room: str) -> tuple[Room, list[E
     return room, [{"type": "rematch", "seat": seat, "room": room.next_room}]
 
 
-def rematch_room(old: Room, room_id: str, seed: int, now: float) -> tuple[Room, list[Event]]:
+def rematch_room(old: Room, room_id: str, seed: bytes, now: float) -> tuple[Room, list[Event]]:
     """The new room of a rematch: the same players and rules, seats kept."""
     room = Room(
         id=room_id,
@@ -490,6 +559,10 @@ def rematch_room(old: Room, room_id: str, seed: int, now: float) -> tuple[Room, 
         seed=seed,
         created_at=now,
         stand_in_level=old.stand_in_level,
+        public=old.public,
+        watch_token=old.watch_token,
+        turn_bank=old.turn_bank,
+        banks=(float(old.turn_bank), float(old.turn_bank)),
     )
     room, events = _start(room, now)
     return room, [{"type": "room", "status": "rematch", "seats": public_seats(room)}, *events]
@@ -542,7 +615,8 @@ def mark_back(room: Room, seat: int) -> tuple[Room, list[Event]]:
     current = room.seats[seat]
     if current.away_since is None and current.stand_in is None:
         return room, []
-    room = _with_seat(room, seat, replace(current, away_since=None, stand_in=None, agent=None))
+    back = replace(current, away_since=None, stand_in=None, agent=None, away_choice=False)
+    room = _with_seat(room, seat, back)
     return room, [{"type": "presence", "seat": seat, "away": False}]
 
 
@@ -563,6 +637,62 @@ def start_stand_in(room: Room, seat: int, now: float, grace: float) -> tuple[Roo
         return room, []
     room = _with_seat(room, seat, replace(current, stand_in=level))
     return room, [{"type": "stand_in", "seat": seat, "level": level}]
+
+
+def open_away_choice(room: Room, seat: int, now: float, grace: float) -> tuple[Room, list[Event]]:
+    """The person of ``seat`` has been away longer than ``grace`` seconds in a room between
+    people: the other person may now claim the win (``claim_win``) or let an AI stand in
+    (``call_stand_in``). The seat says so (``away_choice``) and a ``presence`` event tells."""
+    _check_seat(seat)
+    current = room.seats[seat]
+    if current.away_choice or not _people_room(room) or room.status != "playing":
+        return room, []
+    if current.away_since is None or now < current.away_since + grace:
+        return room, []
+    room = _with_seat(room, seat, replace(current, away_choice=True))
+    return room, [{"type": "presence", "seat": seat, "away": True, "choice": True}]
+
+
+def claim_win(room: Room, seat: int, now: float, grace: float) -> tuple[Room, list[Event]]:
+    """The person of ``seat`` claims the match of an opponent away longer than ``grace``: the
+    opponent forfeits, as if they had left."""
+    return leave(room, _away_opponent(room, seat, now, grace), now)
+
+
+def call_stand_in(
+    room: Room, seat: int, level: str, now: float, grace: float
+) -> tuple[Room, list[Event]]:
+    """The person of ``seat`` lets an AI of ``level`` play for an opponent away longer than
+    ``grace``, until that opponent comes back (``mark_back``)."""
+    if level not in AI_LEVELS:
+        raise RoomError(f"stand-in level must be one of {', '.join(AI_LEVELS)}")
+    away = _away_opponent(room, seat, now, grace)
+    current = room.seats[away]
+    if current.stand_in is not None:
+        raise RoomClosed(f"an AI plays seat {away} of room {room.id} already")
+    room = _with_seat(room, away, replace(current, stand_in=level))
+    return room, [{"type": "stand_in", "seat": away, "level": level}]
+
+
+def _away_opponent(room: Room, seat: int, now: float, grace: float) -> int:
+    """The opponent's seat, when the person of ``seat`` may decide for it: the match is on
+    and the opponent, a person, has been away longer than ``grace``."""
+    _check_seat(seat)
+    if room.status != "playing":
+        raise RoomClosed(f"room {room.id} is {room.status}: no match in play")
+    opponent = 1 - seat
+    away = room.seats[opponent].away_since
+    if not _people_room(room) or away is None:
+        raise OpponentPresent(f"the player of seat {opponent} is here")
+    if now < away + grace:
+        raise NotAwayLongEnough(
+            f"the player of seat {opponent} has not been away for {grace:g} s yet"
+        )
+    return opponent
+
+
+def _people_room(room: Room) -> bool:
+    return all(seat.ai is None and seat.player is not None for seat in room.seats)
 
 
 def bind_stand_in(room: Room, seat: int, player_id: str) -> tuple[Room, list[Event]]:
@@ -603,23 +733,46 @@ def _start(room: Room, now: float) -> tuple[Room, list[Event]]:
 
 
 def _deadline(room: Room, now: float) -> float | None:
-    game = room.game
-    if not room.turn_seconds or game is None or game.turn is None:
+    return _deadline_of(room.turn_seconds, room.banks, room.game, now)
+
+
+def _deadline_of(
+    turn_seconds: int, banks: tuple[float, float], game: GameState | None, now: float
+) -> float | None:
+    """When the turn that begins at ``now`` runs out: its seconds plus the seat's bank left."""
+    if not turn_seconds or game is None or game.turn is None:
         return None
-    return now + room.turn_seconds
+    return now + turn_seconds + banks[game.turn]
+
+
+def _banks_after(room: Room, seat: int, now: float) -> tuple[float, float]:
+    """The banks once ``seat`` has played at ``now``: the time its turn took past the turn's
+    own seconds comes off its bank."""
+    deadline, game = room.turn_deadline, room.game
+    if deadline is None or game is None or game.turn != seat:
+        return room.banks
+    left = room.banks[seat]
+    over = now - (deadline - left)
+    if over <= 0:
+        return room.banks
+    banks = [room.banks[0], room.banks[1]]
+    banks[seat] = max(0.0, left - over)
+    return (banks[0], banks[1])
 
 
 def public_seats(room: Room) -> list[dict[str, Any]]:
     """The seats as everybody sees them (views, room events)."""
+    shown = shown_names([seat.name for seat in room.seats])
     return [
         {
-            "name": seat.name,
+            "name": shown[index],
             "ai": seat.ai,
             "open": seat.open,
             "away": seat.away_since is not None,
             "stand_in": seat.stand_in,
+            "away_choice": seat.away_choice,
         }
-        for seat in room.seats
+        for index, seat in enumerate(room.seats)
     ]
 
 
@@ -635,6 +788,8 @@ def room_view(
         "seat": seat,
         "turn_seconds": room.turn_seconds,
         "turn_deadline": room.turn_deadline,
+        "turn_bank": room.turn_bank,
+        "banks": list(room.banks),
         "forfeit": room.forfeit,
         "winner": room.winner,
         "rematch": list(room.rematch),
@@ -645,4 +800,21 @@ def room_view(
         view["connected"] = list(connected)
     if seat is not None and room.invite is not None:
         view["invite"] = room.invite
+    if seat is not None and room.watch_token is not None:
+        view["watch_token"] = room.watch_token
     return view
+
+
+def may_watch(room: Room, player_id: str | None, token: str | None) -> bool:
+    """Whether a requester may follow the room's public view: anyone if the room is public,
+    its players, and whoever brings its watch token."""
+    if room.public or (player_id is not None and room.seat_of(player_id) is not None):
+        return True
+    expected = room.watch_token
+    return token is not None and expected is not None and hmac.compare_digest(token, expected)
+
+
+def may_take_seat_by_id(room: Room, player_id: str) -> bool:
+    """Whether ``join_room {room}`` (by room id, no invite) may seat this player: in a public
+    room, or to take back their own seat. A private room's free seat needs its invite."""
+    return room.public or room.seat_of(player_id) is not None

@@ -6,6 +6,13 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from server.addresses import Network, parse_networks
+
+#: Hosts always served: this machine's own names (a rebinding page's Host is its own name),
+#: for health checks and ``make run``; ``GIN_ALLOWED_HOSTS`` adds to them, and so does the
+#: address in ``GIN_HOST`` when it is a particular one.
+LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]")
+
 
 def _int(env: Mapping[str, str], name: str, default: int, minimum: int = 0) -> int:
     raw = env.get(name)
@@ -46,19 +53,52 @@ def _list(env: Mapping[str, str], name: str) -> tuple[str, ...]:
     return tuple(item.strip() for item in env.get(name, "").split(",") if item.strip())
 
 
+def _hosts(env: Mapping[str, str]) -> tuple[str, ...]:
+    bound = env.get("GIN_HOST", "").strip()
+    own = () if bound in ("", "0.0.0.0", "::") else (f"[{bound}]" if ":" in bound else bound,)
+    hosts = (*LOCAL_HOSTS, *own, *_list(env, "GIN_ALLOWED_HOSTS"))
+    for host in hosts:
+        if "*" in host[1:] or (host.startswith("*") and host != "*" and not host.startswith("*.")):
+            raise ValueError(f"GIN_ALLOWED_HOSTS: {host!r} is not a host, *.domain or *")
+    return tuple(dict.fromkeys(hosts))
+
+
+def _networks(env: Mapping[str, str], name: str) -> tuple[Network, ...]:
+    try:
+        return parse_networks(_list(env, name))
+    except ValueError as error:
+        raise ValueError(f"{name}: {error}") from None
+
+
 @dataclass(frozen=True)
 class Settings:
     redis_url: str = "redis://127.0.0.1:6379/0"
     #: Extra origins allowed to open websockets; the server's own origin is always allowed.
     allowed_origins: tuple[str, ...] = field(default_factory=tuple)
+    #: Host header names served (``*.example.com`` patterns, ``*`` for any): DNS rebinding.
+    allowed_hosts: tuple[str, ...] = LOCAL_HOSTS
+    #: Peers whose ``X-Forwarded-For`` names the client (the reverse proxy).
+    trusted_proxies: tuple[Network, ...] = field(default_factory=tuple)
+    #: Open websockets per client address and process (0: no limit).
+    max_connections_per_address: int = 32
+    #: A websocket that has not said ``hello`` after this many seconds is closed.
+    hello_timeout_seconds: float = 10.0
     max_frame_bytes: int = 16 * 1024
     rate_per_second: float = 20.0
     rate_burst: int = 40
+    #: Pings have a bucket of their own.
+    ping_rate_per_second: float = 20.0
+    ping_burst: int = 40
+    #: Refused frames within ``strike_window_seconds`` that cut a connection off as a flood.
+    flood_strikes: int = 50
+    strike_window_seconds: float = 10.0
     idle_timeout_seconds: float = 300.0
     disconnect_grace_seconds: float = 60.0
-    default_turn_seconds: int = 0
+    default_turn_seconds: int = 30
+    #: Each seat's time bank per match in rooms with a turn clock, for slow thinkers.
+    turn_bank_seconds: int = 120
     hand_retention_seconds: int = 30 * 24 * 3600
-    room_idle_seconds: int = 7 * 24 * 3600
+    room_idle_seconds: int = 24 * 3600
     player_retention_seconds: int = 365 * 24 * 3600
     event_history: int = 10_000
     log_level: str = "INFO"
@@ -78,6 +118,20 @@ class Settings:
     #: How long a request waits for a failed-over slot to have a master again.
     redis_failover_seconds: float = 20.0
 
+    # -- resource limits (docs/security.md, "Resource limits") ------------------------------
+    #: Unfinished rooms one player may sit in at once (AI, private, quick match).
+    max_open_rooms: int = 5
+    #: Of those, rooms against the AI (each holds an AI seat).
+    max_ai_rooms: int = 3
+    #: New players one client address may create per minute.
+    new_players_per_minute: int = 10
+    #: A player who never finished a hand is forgotten after this long unseen.
+    new_player_retention_seconds: int = 24 * 3600
+    #: A private room nobody joined expires this long after its last change.
+    unjoined_room_seconds: int = 3600
+    #: Failed invite-code and room lookups one client address may make per minute.
+    lookup_failures_per_minute: int = 20
+
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         env = os.environ if env is None else env
@@ -87,14 +141,25 @@ class Settings:
         return cls(
             redis_url=env.get("REDIS_URL") or cls.redis_url,
             allowed_origins=_list(env, "GIN_ALLOWED_ORIGINS"),
+            allowed_hosts=_hosts(env),
+            trusted_proxies=_networks(env, "GIN_TRUSTED_PROXIES"),
+            max_connections_per_address=_int(
+                env, "GIN_MAX_CONNECTIONS_PER_ADDRESS", cls.max_connections_per_address
+            ),
+            hello_timeout_seconds=_float(env, "GIN_HELLO_TIMEOUT", cls.hello_timeout_seconds, 0.1),
             max_frame_bytes=_int(env, "GIN_MAX_FRAME_BYTES", cls.max_frame_bytes, 256),
             rate_per_second=_float(env, "GIN_RATE_PER_SECOND", cls.rate_per_second, 0.1),
             rate_burst=_int(env, "GIN_RATE_BURST", cls.rate_burst, 1),
+            ping_rate_per_second=_float(env, "GIN_PING_RATE", cls.ping_rate_per_second, 0.1),
+            ping_burst=_int(env, "GIN_PING_BURST", cls.ping_burst, 1),
+            flood_strikes=_int(env, "GIN_FLOOD_STRIKES", cls.flood_strikes, 1),
+            strike_window_seconds=_float(env, "GIN_STRIKE_WINDOW", cls.strike_window_seconds, 0.1),
             idle_timeout_seconds=_float(env, "GIN_IDLE_TIMEOUT", cls.idle_timeout_seconds, 1.0),
             disconnect_grace_seconds=_float(
                 env, "GIN_DISCONNECT_GRACE", cls.disconnect_grace_seconds
             ),
             default_turn_seconds=_int(env, "GIN_TURN_SECONDS", cls.default_turn_seconds),
+            turn_bank_seconds=_int(env, "GIN_TURN_BANK_SECONDS", cls.turn_bank_seconds),
             hand_retention_seconds=_int(env, "GIN_HAND_RETENTION", cls.hand_retention_seconds, 1),
             room_idle_seconds=_int(env, "GIN_ROOM_IDLE", cls.room_idle_seconds, 1),
             player_retention_seconds=_int(
@@ -113,4 +178,24 @@ class Settings:
             redis_failover_seconds=_float(
                 env, "GIN_REDIS_FAILOVER_SECONDS", cls.redis_failover_seconds, 0.1
             ),
+            **_limits_from_env(env),
         )
+
+
+def _limits_from_env(env: Mapping[str, str]) -> dict[str, int]:
+    """The resource-limit fields of Settings (``GIN_MAX_OPEN_ROOMS`` ...)."""
+    s = Settings
+    return {
+        "max_open_rooms": _int(env, "GIN_MAX_OPEN_ROOMS", s.max_open_rooms, 1),
+        "max_ai_rooms": _int(env, "GIN_MAX_AI_ROOMS", s.max_ai_rooms, 0),
+        "new_players_per_minute": _int(
+            env, "GIN_NEW_PLAYERS_PER_MINUTE", s.new_players_per_minute, 1
+        ),
+        "new_player_retention_seconds": _int(
+            env, "GIN_NEW_PLAYER_RETENTION", s.new_player_retention_seconds, 1
+        ),
+        "unjoined_room_seconds": _int(env, "GIN_UNJOINED_ROOM_SECONDS", s.unjoined_room_seconds, 1),
+        "lookup_failures_per_minute": _int(
+            env, "GIN_LOOKUP_FAILURES_PER_MINUTE", s.lookup_failures_per_minute, 1
+        ),
+    }

@@ -1,5 +1,6 @@
-"""The websocket endpoint: origin check, frame limits, rate limit, idle timeout, and the read
-loop that hands each decoded request to the service. No game logic here."""
+"""The websocket endpoint: origin check, connections per address, frame limits, rate limits,
+the hello deadline, the idle timeout, and the read loop that answers pings and hands each
+other decoded request to the service. No game logic here."""
 
 from __future__ import annotations
 
@@ -15,20 +16,21 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 from websockets.exceptions import InvalidState
 
 from protocol import codec
-from protocol.messages import ErrorCode, Ping, ProtocolError
+from protocol.messages import AiSubscribe, ErrorCode, Ping, Pong, ProtocolError
 from server import metrics
+from server.addresses import AddressCounter, TrustedProxies
 from server.connection import Connection
 from server.idle import IdleWatch
-from server.ratelimit import TokenBucket
+from server.ratelimit import StrikeCount, TokenBucket
 from server.service import Service
 from server.settings import Settings
 
 log = logging.getLogger(__name__)
 
-#: Refused frames in a row (rate limit, size) after which a connection is cut off as a flood.
-FLOOD_STRIKES = 50
-#: The websocket close code of a connection cut off for breaking the rules (a flood).
+#: The websocket close code of a connection cut off for breaking the rules (a flood, no hello).
 POLICY_VIOLATION = 1008
+#: The websocket close code of a connection refused for now (too many from its address).
+TRY_AGAIN_LATER = 1013
 
 
 def origin_allowed(websocket: WebSocket, settings: Settings) -> bool:
@@ -43,6 +45,13 @@ def origin_allowed(websocket: WebSocket, settings: Settings) -> bool:
     return urlsplit(origin).netloc == host
 
 
+def client_address(websocket: WebSocket) -> str:
+    """The client's IP address: the socket's peer, or the one a trusted proxy forwarded."""
+    peer = websocket.client.host if websocket.client else "?"
+    proxies: TrustedProxies = websocket.app.state.trusted_proxies
+    return proxies.client_address(peer, websocket.headers.get("x-forwarded-for"))
+
+
 async def serve_websocket(websocket: WebSocket) -> None:
     service: Service = websocket.app.state.service
     settings: Settings = websocket.app.state.settings
@@ -50,8 +59,10 @@ async def serve_websocket(websocket: WebSocket) -> None:
         metrics.count_error(ErrorCode.BAD_ORIGIN.value)
         await websocket.close(code=1008, reason="origin not allowed")
         return
+    address = client_address(websocket)
+    counter: AddressCounter = websocket.app.state.addresses
     await websocket.accept()
-    peer = f"{websocket.client.host}:{websocket.client.port}" if websocket.client else "?"
+    port = websocket.client.port if websocket.client else "?"
 
     async def send_bytes(frame: bytes) -> None:
         await websocket.send_bytes(frame)
@@ -64,14 +75,25 @@ async def serve_websocket(websocket: WebSocket) -> None:
         send_bytes,
         close,
         TokenBucket(settings.rate_per_second, settings.rate_burst, time.monotonic()),
-        peer,
+        f"{address}:{port}",
         writer=frame_writer(websocket),
     )
+    if not counter.acquire(address):
+        log.warning("too many connections", extra={"peer": conn.peer})
+        metrics.count_error(ErrorCode.TOO_MANY_CONNECTIONS.value)
+        conn.bye(
+            ErrorCode.TOO_MANY_CONNECTIONS.value,
+            f"at most {counter.limit} connections per address; close one and try again",
+            close_code=TRY_AGAIN_LATER,
+        )
+        await conn.drain_and_stop()
+        return
     metrics.CONNECTIONS.inc()
     websocket.app.state.connections.add(conn)
     try:
         await _read_loop(websocket, conn, service, settings)
     finally:
+        counter.release(address)
         websocket.app.state.connections.discard(conn)
         metrics.CONNECTIONS.dec()
         try:
@@ -140,8 +162,12 @@ async def _read_loop(
     websocket: WebSocket, conn: Connection, service: Service, settings: Settings
 ) -> None:
     watch = IdleWatch(settings.idle_timeout_seconds)
+    hello_deadline = asyncio.get_running_loop().call_later(
+        settings.hello_timeout_seconds, _hello_overdue, conn, settings.hello_timeout_seconds
+    )
     try:
-        await _read_frames(websocket, conn, service, settings, watch)
+        limits = FrameLimits(settings, conn.bucket, time.monotonic())
+        await _read_frames(websocket, conn, service, limits, watch)
     except asyncio.CancelledError:
         if not watch.expired:
             raise
@@ -150,17 +176,49 @@ async def _read_loop(
             task.uncancel()
         conn.bye(ErrorCode.IDLE_TIMEOUT.value, "no frame for too long; reconnect to resume")
     finally:
+        hello_deadline.cancel()
         watch.stop()
+
+
+def _hello_overdue(conn: Connection, seconds: float) -> None:
+    if conn.player_id is None:
+        conn.bye(
+            ErrorCode.HELLO_TIMEOUT.value,
+            f"no hello within {seconds:g} s of connecting",
+            close_code=POLICY_VIOLATION,
+        )
+
+
+class FrameLimits:
+    """What one connection may send: requests and pings each from a bucket of its own (an AI
+    worker's requests scaled by the seats it plays), and the refused frames that make it a
+    flood."""
+
+    __slots__ = ("_settings", "max_frame_bytes", "pings", "requests", "strikes")
+
+    def __init__(self, settings: Settings, requests: TokenBucket, now: float) -> None:
+        self._settings = settings
+        self.max_frame_bytes = settings.max_frame_bytes
+        self.requests = requests
+        self.pings = TokenBucket(settings.ping_rate_per_second, settings.ping_burst, now)
+        self.strikes = StrikeCount(settings.flood_strikes, settings.strike_window_seconds, now)
+
+    def serve_seats(self, seats: int) -> None:
+        """An authenticated AI worker plays up to ``seats`` seats over this connection: a
+        person's pace in each of them."""
+        scale = max(1, seats)
+        settings = self._settings
+        self.requests.widen(settings.rate_per_second * scale, settings.rate_burst * scale)
 
 
 async def _read_frames(
     websocket: WebSocket,
     conn: Connection,
     service: Service,
-    settings: Settings,
+    limits: FrameLimits,
     watch: IdleWatch,
 ) -> None:
-    strikes = 0
+    max_frame_bytes = limits.max_frame_bytes
     while not conn.closed.is_set():
         watch.waiting()
         try:
@@ -174,18 +232,18 @@ async def _read_frames(
         frame = message.get("bytes")
         if frame is None:
             conn.error(None, ErrorCode.BAD_MESSAGE, "frames are binary MessagePack, not text")
-            strikes += 1
-        elif len(frame) > settings.max_frame_bytes:
+            refused = True
+        elif len(frame) > max_frame_bytes:
             conn.error(
                 None,
                 ErrorCode.FRAME_TOO_LARGE,
-                f"a frame is at most {settings.max_frame_bytes} bytes, got {len(frame)}",
-                {"max_size": settings.max_frame_bytes},
+                f"a frame is at most {max_frame_bytes} bytes, got {len(frame)}",
+                {"max_size": max_frame_bytes},
             )
-            strikes += 1
+            refused = True
         else:
-            strikes = await _handle_frame(conn, service, frame, strikes)
-        if strikes >= FLOOD_STRIKES:
+            refused = not await _handle_frame(conn, service, frame, limits)
+        if refused and limits.strikes.strike(time.monotonic()):
             conn.bye(
                 ErrorCode.RATE_LIMITED.value,
                 "too many refused frames; slow down",
@@ -194,19 +252,31 @@ async def _read_frames(
             return
 
 
-async def _handle_frame(conn: Connection, service: Service, frame: bytes, strikes: int) -> int:
+async def _handle_frame(
+    conn: Connection, service: Service, frame: bytes, limits: FrameLimits
+) -> bool:
+    """Answer one frame; False when it was refused before reaching the service."""
     try:
         request = codec.decode(frame, direction="client", max_size=len(frame) + 1)
     except ProtocolError as error:
         conn.send(error.to_message())
         metrics.count_error(str(error.code))
-        return strikes + 1
-    if not isinstance(request, Ping) and not conn.bucket.allow(time.monotonic()):
+        return False
+    if isinstance(request, Ping):
+        if not limits.pings.allow(time.monotonic()):
+            conn.error(request.id, ErrorCode.RATE_LIMITED, "too many pings; slow down")
+            return False
+        conn.send(Pong(id=request.id))
+        conn.flush()
+        return True
+    if not limits.requests.allow(time.monotonic()):
         conn.error(
             getattr(request, "id", None), ErrorCode.RATE_LIMITED, "too many requests; slow down"
         )
-        return strikes + 1
+        return False
     with contextlib.suppress(asyncio.CancelledError):
         await service.handle(conn, request)
+    if isinstance(request, AiSubscribe) and conn.is_worker:
+        limits.serve_seats(request.capacity)
     conn.flush()
-    return 0
+    return True

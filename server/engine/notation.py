@@ -1,15 +1,14 @@
 """A game state as one line of text, for tests, logs and bug reports (like chess FEN).
 
-The line is the tag ``GR1`` then space-separated ``key=value`` fields, written in this order::
+The line is the tag ``GR2`` then space-separated ``key=value`` fields, written in this order::
 
-    GR1 seed=99 rng=2344b9addb2134a7 rules=150,game,shutout hand=1 dealer=1 phase=discard
+    GR2 rules=150,game,shutout hand=1 dealer=1 phase=discard
     turn=1 scores=0,0 results=- hands=AC,JC,3D,4D,JD,7H,9H,JH,QH,8S|5C,9C,9D,KD,AH,TH,KH,7S,9S,
     QS,KS stock=3C,8H,5S,3H,KC,2C,TC,6H,7C,8D,5H,AD,6C,2H,TD,QC,JS,AS,4S,4H,2D,6D,QD,3S,TS,4C,7D,
     5D,8C,2S pile=6S taken=KS draws=1 history=0p,1p,0s,0xKS,1dKS
 
 (one line, wrapped here).
 
-- ``seed`` decimal; ``rng`` the generator state, 16 hex digits.
 - ``rules`` the target, then the enabled bonuses: ``100`` or ``150,game,box,shutout``.
 - ``hand`` the hand number (from 1); ``dealer`` and ``turn`` a seat (``-``: nobody's turn).
 - ``phase`` a ``Phase`` value: first_offer second_offer first_draw draw discard hand_over
@@ -26,7 +25,8 @@ The line is the tag ``GR1`` then space-separated ``key=value`` fields, written i
   upcard and discarded the QS, seat 0 drew from the stock and discarded the 2C.
 
 ``from_text(to_text(state)) == state`` for every state, and ``from_text`` validates like
-``GameState.from_dict``.
+``GameState.from_dict``. It also reads the ``GR1`` lines of before, whose ``seed`` and ``rng``
+fields (one generator for the whole match) it ignores: a state holds no seed any more.
 """
 
 from __future__ import annotations
@@ -46,10 +46,11 @@ from server.engine.actions import (
 )
 from server.engine.state import GameState, HandRecord, Move, Phase, shared
 
-TAG = "GR1"
+TAG = "GR2"
+#: The tag of the first form, and its fields that are read and ignored.
+TAG_1 = "GR1"
+_FIELDS_1 = ("seed", "rng")
 _FIELDS = (
-    "seed",
-    "rng",
     "rules",
     "hand",
     "dealer",
@@ -81,8 +82,6 @@ _EMPTY = "-"
 def to_text(state: GameState) -> str:
     """The one-line text form of a state."""
     fields = {
-        "seed": str(state.seed),
-        "rng": f"{state.rng:016x}",
         "rules": _rules_text(state.rules),
         "hand": str(state.hand_number),
         "dealer": str(state.dealer),
@@ -103,17 +102,18 @@ def to_text(state: GameState) -> str:
 def from_text(text: str) -> GameState:
     """Parse the text form; a ``ValueError`` naming the field on anything malformed."""
     tokens = text.split()
-    if not tokens or tokens[0] != TAG:
+    if not tokens or tokens[0] not in (TAG, TAG_1):
         raise ValueError(f"a game state text starts with {TAG!r}")
+    names = _FIELDS if tokens[0] == TAG else (*_FIELDS_1, *_FIELDS)
     fields: dict[str, str] = {}
     for token in tokens[1:]:
         key, equals, value = token.partition("=")
-        if not equals or key not in _FIELDS:
-            raise ValueError(f"unknown field {token!r}: fields are {' '.join(_FIELDS)}")
+        if not equals or key not in names:
+            raise ValueError(f"unknown field {token!r}: fields are {' '.join(names)}")
         if key in fields:
             raise ValueError(f"field {key!r} is given twice")
         fields[key] = value
-    missing = [key for key in _FIELDS if key not in fields]
+    missing = [key for key in names if key not in fields]
     if missing:
         raise ValueError(f"missing field: {' '.join(missing)}")
     try:
@@ -136,8 +136,6 @@ def _parse_fields(fields: dict[str, str]) -> GameState:
     except ValueError:
         raise ValueError(f"unknown phase {fields['phase']!r}") from None
     return GameState(
-        seed=_number(fields["seed"], "seed"),
-        rng=_hex(fields["rng"]),
         rules=_parse_rules(fields["rules"]),
         hand_number=_number(fields["hand"], "hand"),
         dealer=_number(fields["dealer"], "dealer"),
@@ -166,12 +164,6 @@ def _number(text: str, what: str) -> int:
     if not text.isdigit() or not text.isascii():
         raise ValueError(f"{what} must be a non-negative decimal number, got {text!r}")
     return int(text)
-
-
-def _hex(text: str) -> int:
-    if len(text) != 16 or any(c not in "0123456789abcdef" for c in text):
-        raise ValueError(f"rng is 16 lowercase hex digits, got {text!r}")
-    return int(text, 16)
 
 
 def _rules_text(rules: MatchRules) -> str:

@@ -120,11 +120,15 @@ def _discard_choices(state: GameState, seat: int) -> tuple[list[str], list[str],
     return choices, knocks, gins
 
 
-def apply(state: GameState, seat: int, action: Action) -> tuple[GameState, list[Event]]:
+def apply(
+    state: GameState, seat: int, action: Action, seed: bytes | None = None
+) -> tuple[GameState, list[Event]]:
     """The state after the seat's action, and the events it caused.
 
-    Raises an ``IllegalAction`` subclass naming the rule when the action is not legal; the
-    given state is never modified.
+    ``seed`` is the seed of the hand an action deals (``next_hand``; a ``ValueError`` without
+    one), drawn by the caller for that deal alone; other actions do not use it. Raises an
+    ``IllegalAction`` subclass naming the rule when the action is not legal; the given state
+    is never modified.
     """
     if state.phase is Phase.MATCH_OVER:
         raise MatchOver("the match is over: no more actions")
@@ -135,6 +139,8 @@ def apply(state: GameState, seat: int, action: Action) -> tuple[GameState, list[
     if action.kind not in _PHASE_KINDS[state.phase]:
         allowed = ", ".join(sorted(_PHASE_KINDS[state.phase]))
         raise WrongPhase(f"cannot {action.kind} in phase {state.phase}: allowed are {allowed}")
+    if action.kind == NEXT_HAND:
+        return _next_hand(state, seed)
     return _HANDLERS[action.kind](state, seat, action.card)
 
 
@@ -182,12 +188,10 @@ def _evolve(
     history: tuple[Move, ...],
 ) -> GameState:
     """``dataclasses.replace(state, ...)`` for a move within a hand: every field a move may
-    change is given, the match's own (seed, generator, rules, hand number, dealer) are kept.
+    change is given, the match's own (rules, hand number, dealer) are kept.
     A third of ``replace``'s cost (which inspects the dataclass's fields on every call): the
     frozen instance is filled in as its ``__init__`` would (a test holds them equal)."""
     new: GameState = _new(GameState)
-    _set(new, "seed", state.seed)
-    _set(new, "rng", state.rng)
     _set(new, "rules", state.rules)
     _set(new, "hand_number", state.hand_number)
     _set(new, "dealer", state.dealer)
@@ -397,10 +401,11 @@ def _end_hand(
     return state, events
 
 
-def _next_hand(state: GameState, seat: int, _: str | None) -> tuple[GameState, list[Event]]:
+def _next_hand(state: GameState, seed: bytes | None) -> tuple[GameState, list[Event]]:
+    if seed is None:
+        raise ValueError("next_hand deals a new hand: pass its seed")
     new = deal(
-        seed=state.seed,
-        rng=state.rng,
+        seed=seed,
         rules=state.rules,
         hand_number=state.hand_number + 1,
         dealer=1 - state.dealer,
@@ -419,5 +424,4 @@ _HANDLERS: dict[str, _Handler] = {
     DISCARD: _discard,
     KNOCK: _knock,
     GIN: _gin,
-    NEXT_HAND: _next_hand,
 }

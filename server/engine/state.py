@@ -25,9 +25,11 @@ from server.engine.actions import (
     PASS,
     TAKE_UPCARD,
 )
-from server.engine.rng import MASK64, check_seed
 
-STATE_FORMAT = 1
+#: Format 2 keeps no seed or generator: each hand is dealt from a seed of its own, which the
+#: engine does not keep. Format 1 (a match continued since before) is read without them.
+STATE_FORMAT = 2
+_FORMAT_1_KEYS = frozenset({"seed", "rng"})
 SEATS = (0, 1)
 STOCK_SIZE = len(DECK) - 2 * HAND_SIZE - 1
 
@@ -160,8 +162,6 @@ class HandRecord:
 class GameState:
     """A whole match at one moment. Never mutated: ``apply`` returns a new one."""
 
-    seed: int
-    rng: int
     rules: MatchRules
     hand_number: int
     dealer: int
@@ -200,8 +200,6 @@ class GameState:
         """Plain data (dicts, lists, str, int, bool, None), ready for MessagePack."""
         return {
             "format": STATE_FORMAT,
-            "seed": self.seed,
-            "rng": self.rng,
             "rules": self.rules.to_dict(),
             "hand_number": self.hand_number,
             "dealer": self.dealer,
@@ -220,6 +218,9 @@ class GameState:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> GameState:
         """The inverse of ``to_dict``; a ``ValueError`` on anything malformed or inconsistent."""
+        if isinstance(data, Mapping) and data.get("format") == 1 and set(data) >= _FORMAT_1_KEYS:
+            data = {key: value for key, value in data.items() if key not in _FORMAT_1_KEYS}
+            data["format"] = STATE_FORMAT
         _expect_keys(data, set(_DICT_KEYS), set(), "game state")
         if data["format"] != STATE_FORMAT:
             raise ValueError(f"unsupported game state format {data['format']!r}")
@@ -234,8 +235,6 @@ class GameState:
         if len(hands) != 2:
             raise ValueError(f"hands holds one list per seat, got {len(hands)}")
         state = cls(
-            seed=data["seed"],
-            rng=data["rng"],
             rules=MatchRules.from_dict(rules),
             hand_number=data["hand_number"],
             dealer=data["dealer"],
@@ -260,8 +259,6 @@ class GameState:
 
 _DICT_KEYS = (
     "format",
-    "seed",
-    "rng",
     "rules",
     "hand_number",
     "dealer",
@@ -279,9 +276,6 @@ _DICT_KEYS = (
 
 
 def _validate(state: GameState) -> None:
-    check_seed(state.seed)
-    if not _is_int(state.rng) or not 0 <= state.rng <= MASK64:
-        raise ValueError(f"rng state is an integer from 0 to 2**64 - 1, got {state.rng!r}")
     if not isinstance(state.rules, MatchRules):
         raise ValueError("rules must be MatchRules")
     if not isinstance(state.phase, Phase):

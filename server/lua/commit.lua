@@ -11,7 +11,9 @@
 -- ARGV[4]  request key, or "" for none
 -- ARGV[5]  how long a request key is remembered, in milliseconds
 -- ARGV[6]  approximate maximum length of the change stream (MAXLEN ~)
--- ARGV[7]  "SPUBLISH" (sharded pub/sub: a Redis Cluster) or "PUBLISH" (one Redis)
+-- ARGV[7]  the room's TTL (ms) from now: every change pushes the room's expiry forward, so a
+--          room expires after that long with no change, never while it is played
+-- ARGV[8]  "SPUBLISH" (sharded pub/sub: a Redis Cluster) or "PUBLISH" (one Redis)
 --
 -- Returns {status, version}:
 --   {"ok", new_version}        stored, appended, published; new_version = expected + 1
@@ -47,15 +49,16 @@ end
 local seq = version + 1
 local change = ARGV[3]
 redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[6], seq .. '-1', 'seq', seq, 'change', change)
-redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
-redis.call('INCR', KEYS[2])
+redis.call('PEXPIRE', KEYS[3], ARGV[7])
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[7])
+redis.call('SET', KEYS[2], seq, 'PX', ARGV[7])
 if request ~= '' then
   local ttl = tonumber(ARGV[5])
   redis.call('ZADD', KEYS[4], now_ms + ttl, request)
   redis.call('PEXPIRE', KEYS[4], ttl)
 end
 local publish = 'PUBLISH'
-if ARGV[7] == 'SPUBLISH' then
+if ARGV[8] == 'SPUBLISH' then
   publish = 'SPUBLISH'
 end
 redis.call(publish, KEYS[5], seq .. ':' .. #change .. ':' .. change .. ARGV[2])

@@ -18,6 +18,7 @@ from server.store.feed import (
 from server.store.hands import HandRecord
 from server.store.lobby import QuickMatch, QuickMatchStatus
 from server.store.players import Player
+from server.store.quotas import RoomClaim, RoomClaimResult
 from server.store.rooms import CommitResult, CommitStatus
 
 __all__ = [
@@ -31,6 +32,8 @@ __all__ = [
     "QuickMatch",
     "QuickMatchStatus",
     "ReplicationTimeout",
+    "RoomClaim",
+    "RoomClaimResult",
     "RoomFeed",
     "RoomUpdate",
     "Store",

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
@@ -13,11 +12,12 @@ from redis.commands.core import AsyncScript
 from redis.exceptions import RedisError, ResponseError
 
 from server.keys import RoomKeys
+from server.store.cluster import ClusterConnection
+from server.store.config import StoreConfig
+from server.store.direct import DirectConnection
 from server.store.slots import Arg, Command, slot_of
 
-if TYPE_CHECKING:  # direct.py and cluster.py import StoreConfig from here
-    from server.store.cluster import ClusterConnection
-    from server.store.direct import DirectConnection
+__all__ = ["LUA_DIR", "ReplicationTimeout", "StoreBase", "StoreConfig"]
 
 Client = Redis | RedisCluster
 """redis-py's client: one Redis, or a cluster (slot map, MOVED/ASK, a pool per node)."""
@@ -34,65 +34,10 @@ SCRIPT_NAMES = (
     "hash_update",
     "hash_incr",
     "claim_ai_leases",
+    "claim_room",
+    "count_new_player",
+    "touch_player",
 )
-
-
-@dataclass(frozen=True, slots=True)
-class StoreConfig:
-    """Tunables of a Store. The defaults suit production; tests shrink some of them."""
-
-    events_maxlen: int = 10_000
-    """Approximate cap of each room's change stream (XADD MAXLEN ~)."""
-    request_ttl_seconds: float = 3600.0
-    """How long an applied request key is remembered for deduplication."""
-    hand_ttl_seconds: int = 30 * 24 * 3600
-    """Retention of finished hand records (and of their place in ``hands:recent``)."""
-    recent_hands_max: int = 1000
-    """Cap of the ``hands:recent`` index."""
-    player_ttl_seconds: int = 365 * 24 * 3600
-    """A player record not seen (``touch_player``) for this long expires."""
-    ai_requests_maxlen: int = 10_000
-    """Approximate cap of the ``ai:requests`` stream."""
-    max_connections: int = 64
-    """Connection pool size of one Store; further callers wait for a free connection."""
-    pool_timeout: float = 20.0
-    """Seconds a caller waits for a free pooled connection before ConnectionError."""
-    socket_connect_timeout: float = 5.0
-    socket_timeout: float = 5.0
-    """Seconds a command may wait for its reply before the connection is deemed dead."""
-    block_chunk_ms: int = 2000
-    """Blocking reads (``claim_ai_requests``) wait in chunks this long, so that a long wait
-    never runs into ``socket_timeout``. Must be shorter than ``socket_timeout``."""
-    retries: int = 5
-    """Retries of a command after a connection error (exponential backoff, jitter, 1 s cap)."""
-    feed_reconnect_min: float = 0.05
-    """First delay before a room feed reconnects; doubles up to ``feed_reconnect_max``."""
-    feed_reconnect_max: float = 2.0
-    feed_ping_interval: float = 5.0
-    """A silent feed pings Redis after this many seconds; no answer by the next interval
-    means the connection is dead and the feed reconnects."""
-    feed_subscribe_timeout: float = 5.0
-    """How long ``RoomFeed.add`` waits for Redis to confirm a subscription."""
-
-    # -- Redis Cluster and replicas (``GIN_REDIS_*``) -------------------------------------
-    cluster: bool = False
-    """The URL names a node (or several, comma-separated) of a Redis Cluster."""
-    failover_seconds: float = 20.0
-    """On a cluster, how long a command keeps retrying while its slot has no reachable master
-    (a failover): requests wait this long before they fail."""
-    wait_replicas: int = 0
-    """Every write script waits (``WAIT``) until this many replicas have it before it returns:
-    an acknowledged change survives the promotion of a replica. 0: no waiting."""
-    wait_timeout_ms: int = 20_000
-    """How long a write waits for its replicas (one ``WAIT``, right behind the write on its
-    connection) before it fails with ``ReplicationTimeout``. A shard that just failed over has
-    no replica until its old master is back: long enough for a restart."""
-
-    def __post_init__(self) -> None:
-        if not 0 < self.block_chunk_ms < self.socket_timeout * 1000:
-            raise ValueError("block_chunk_ms must be positive and shorter than socket_timeout")
-        if self.wait_replicas < 0 or self.wait_timeout_ms < 1:
-            raise ValueError("wait_replicas must be >= 0 and wait_timeout_ms >= 1")
 
 
 class ReplicationTimeout(RedisError):
@@ -113,6 +58,9 @@ class Scripts:
         self.hash_update = self._register(redis, "hash_update")
         self.hash_incr = self._register(redis, "hash_incr")
         self.claim_ai_leases = self._register(redis, "claim_ai_leases")
+        self.claim_room = self._register(redis, "claim_room")
+        self.count_new_player = self._register(redis, "count_new_player")
+        self.touch_player = self._register(redis, "touch_player")
 
     @staticmethod
     def _register(redis: Client, name: str) -> AsyncScript:
@@ -183,19 +131,24 @@ class StoreBase:
         args: Sequence[Arg],
         *,
         writes: bool = True,
+        written: Callable[[], None] | None = None,
     ) -> Any:
         """EVALSHA, loading the script first when Redis lost it (a restart, a failover empties
         the cache); a script that ``writes`` then waits for ``StoreConfig.wait_replicas``.
-        CrossSlotError, before anything is sent, if ``keys`` span hash slots."""
+        CrossSlotError, before anything is sent, if ``keys`` span hash slots. ``written`` runs
+        once the command is on its way (``DirectConnection.run``); the pool tells no such
+        moment, so without a direct connection it runs first."""
         direct = self._direct
         if type(keys) is not RoomKeys:  # a room's keys share its tag by construction
             slot_of((("EVALSHA", "", len(keys), *keys),))
         if direct is None:
+            if written is not None:
+                written()
             return await script(keys=keys, args=args)
         call: Command = ("EVALSHA", as_text(script.sha), len(keys), *keys, *args)
         wait = self._wait if writes else None
         commands: tuple[Command, ...] = (call,) if wait is None else (call, wait)
-        replies = await direct.run(commands)
+        replies = await direct.run(commands, written)
         if isinstance(replies[0], ResponseError) and str(replies[0]).startswith("NOSCRIPT"):
             load: Command = ("SCRIPT", "LOAD", as_bytes(script.script))
             replies = (await direct.run((load, *commands)))[1:]

@@ -48,6 +48,9 @@ class AiSeatRequest:
     ask: str | None = field(default=None, compare=False)
     """The request's token in ``ai:wanted`` (None: a request made before tokens existed,
     which counts as wanted)."""
+    rank: int = field(default=0, compare=False)
+    """How many AI seats the asking player held already (0: their first, or a seat in play
+    asked for again): workers short of capacity serve lower ranks first."""
 
 
 def _check_entry_id(entry_id: str) -> str:
@@ -82,6 +85,7 @@ def _parse(entry_id: object, fields: dict[bytes, bytes]) -> AiSeatRequest:
         seat=int(fields[b"seat"]),
         level=as_text(fields[b"level"]),
         ask=as_text(fields[b"ask"]) if b"ask" in fields else None,
+        rank=int(fields.get(b"rank", 0)),
     )
 
 
@@ -100,13 +104,22 @@ class AiOps(StoreBase):
                 raise
 
     async def request_ai_seat(
-        self, room_id: str, seat: int, level: str, hold_until_ms: int | None = None
+        self,
+        room_id: str,
+        seat: int,
+        level: str,
+        hold_until_ms: int | None = None,
+        *,
+        rank: int = 0,
     ) -> str:
         """Ask the AI workers for a player of ``level`` in ``seat``; returns the entry id.
         The seat's lease is held until ``hold_until_ms`` (unix ms), the time a worker has to
-        take the seat before it is asked for again (None: the lease is left as it is)."""
+        take the seat before it is asked for again (None: the lease is left as it is).
+        ``rank``: the AI seats the asking player holds already (``AiSeatRequest.rank``)."""
         member = _lease_member(room_id, seat)
         keys.check_id(level, "AI level")
+        if isinstance(rank, bool) or not isinstance(rank, int) or rank < 0:
+            raise ValueError(f"rank must be an int >= 0, got {rank!r}")
         ask = secrets.token_hex(8)
         if hold_until_ms is not None:
             _check_ms(hold_until_ms)
@@ -117,7 +130,7 @@ class AiOps(StoreBase):
         await self._redis.hset(keys.ai_wanted(), member, ask)
         entry_id = await self._redis.xadd(
             keys.ai_requests(),
-            {"room": room_id, "seat": seat, "level": level, "ask": ask},
+            {"room": room_id, "seat": seat, "level": level, "ask": ask, "rank": rank},
             maxlen=self._config.ai_requests_maxlen,
             approximate=True,
         )

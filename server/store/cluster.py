@@ -25,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from redis.asyncio.connection import parse_url
@@ -35,9 +35,9 @@ from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from server import keys
-from server.store._base import StoreConfig
+from server.store.config import StoreConfig
 from server.store.direct import DirectConnection
-from server.store.slots import Command, CrossSlotError, slot_of
+from server.store.slots import Arg, Command, CrossSlotError, slot_of
 
 __all__ = ["Address", "ClusterConnection", "node_url", "startup_nodes"]
 
@@ -152,16 +152,21 @@ class ClusterConnection:
 
     # -- commands ----------------------------------------------------------------------------
 
-    async def execute(self, *args: bytes | str | int | float) -> Any:
+    async def execute(self, *args: Arg, written: Callable[[], None] | None = None) -> Any:
         """One command, sent to the master of its key's slot."""
-        return (await self.run((args,)))[0]
+        return (await self.run((args,), written))[0]
 
-    async def run(self, commands: Sequence[Command]) -> list[Any]:
+    async def run(
+        self, commands: Sequence[Command], written: Callable[[], None] | None = None
+    ) -> list[Any]:
         """Commands of one slot, sent together to its master, replies in order (error
-        replies as ``ResponseError``); CrossSlotError before sending if they span slots."""
+        replies as ``ResponseError``); CrossSlotError before sending if they span slots.
+        ``written`` runs once, right after the first write that sends them (a redirected or
+        retried send does not run it again; see ``DirectConnection.run``)."""
         slot = slot_of(commands, each_key=False)
         if slot is None:
             raise CrossSlotError("commands without a key have no slot to go to")
+        once = _Once(written) if written is not None else None
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self._config.failover_seconds
         failures = 0
@@ -175,7 +180,7 @@ class ClusterConnection:
                     address = self._owners[slot]
                     if address is None:
                         raise RedisConnectionError(f"no master serves slot {slot}")
-                replies = await self._node(address).run(commands)
+                replies = await self._node(address).run(commands, once)
             except (RedisConnectionError, RedisTimeoutError, OSError) as error:
                 failures += 1
                 if loop.time() >= deadline:
@@ -187,7 +192,7 @@ class ClusterConnection:
                 continue
             redirect = _redirect(replies)
             if redirect is not None and redirect[0] == "ASK":
-                asked = await self._node(redirect[1]).run((("ASKING",), *commands))
+                asked = await self._node(redirect[1]).run((("ASKING",), *commands), once)
                 replies = asked[1:]
                 redirect = _redirect(replies)  # TRYAGAIN: keys of the slot on both nodes
             if redirect is None:
@@ -231,6 +236,21 @@ class ClusterConnection:
         for node in self._nodes.values():
             node.close()
         self._nodes.clear()
+
+
+class _Once:
+    """A function that runs the first time it is called only (a send tried again on another
+    node or connection must not run the caller's work after its write twice)."""
+
+    __slots__ = ("_then",)
+
+    def __init__(self, then: Callable[[], None]) -> None:
+        self._then: Callable[[], None] | None = then
+
+    def __call__(self) -> None:
+        then, self._then = self._then, None
+        if then is not None:
+            then()
 
 
 def _address(host: object, port: object, asked: Address) -> Address:

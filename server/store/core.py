@@ -18,11 +18,12 @@ from server.store.feed import RoomFeed
 from server.store.hands import HandOps
 from server.store.lobby import LobbyOps
 from server.store.players import PlayerOps
+from server.store.quotas import QuotaOps
 from server.store.rooms import RoomOps
 from server.store.sharded_feed import ShardedRoomFeed
 
 
-class Store(RoomOps, PlayerOps, LobbyOps, HandOps, AiOps):
+class Store(RoomOps, PlayerOps, LobbyOps, HandOps, AiOps, QuotaOps):
     """All Redis access of a server process (async; redis-py ``redis.asyncio``).
 
     Values are ``bytes`` blobs the caller encodes (the store never decodes them) and ids
@@ -35,7 +36,8 @@ class Store(RoomOps, PlayerOps, LobbyOps, HandOps, AiOps):
 
     The methods are grouped in: rooms (``RoomOps``), room feeds (``feed``), players
     (``PlayerOps``), invites and quick match (``LobbyOps``), finished hands (``HandOps``), AI
-    seat requests (``AiOps``).
+    seat requests (``AiOps``), quotas of rooms per player and players per address
+    (``QuotaOps``).
     """
 
     @classmethod

@@ -7,7 +7,8 @@ instead: every caller queues its command (packed by hiredis) and waits on a futu
 commands queued during one turn of the event loop go out in one write at its end (a socket
 write costs more than packing a command: under load, many moves share one); Redis answers the
 commands of one connection in order, so the replies, parsed by hiredis as they arrive, go to
-the waiting callers first in, first out.
+the waiting callers first in, first out. A caller may also hand a function to run once its
+command is written (``execute(..., written=...)``): work for the time Redis runs the command.
 
 Failures behave as with the pooled client (``StoreConfig``): a lost connection fails the
 commands in flight with redis-py's ``ConnectionError``, a command that gets no reply within
@@ -23,8 +24,9 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import logging
 import socket
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 import hiredis
@@ -34,10 +36,12 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from server.store._base import StoreConfig
+from server.store.config import StoreConfig
 from server.store.slots import Arg, Command
 
 __all__ = ["DirectConnection", "supports"]
+
+log = logging.getLogger(__name__)
 
 
 def _loading(reply: object) -> bool:
@@ -91,6 +95,8 @@ class _Wire(asyncio.Protocol):
         self._transport: asyncio.Transport | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._out: list[bytes] = []
+        #: Run once the commands queued meanwhile are written (``send(..., written=...)``).
+        self._written: list[Callable[[], None]] = []
         self.lost: BaseException | None = None
 
     @property
@@ -126,11 +132,14 @@ class _Wire(asyncio.Protocol):
 
     # -- commands
 
-    def send(self, packed: bytes) -> asyncio.Future[Any]:
-        return self.send_many(packed, 1)[0]
+    def send(self, packed: bytes, written: Callable[[], None] | None = None) -> asyncio.Future[Any]:
+        return self.send_many(packed, 1, written)[0]
 
-    def send_many(self, packed: bytes, count: int) -> list[asyncio.Future[Any]]:
-        """Queue ``count`` packed commands (one write) and the futures of their replies."""
+    def send_many(
+        self, packed: bytes, count: int, written: Callable[[], None] | None = None
+    ) -> list[asyncio.Future[Any]]:
+        """Queue ``count`` packed commands (one write) and the futures of their replies;
+        ``written`` runs right after the write that sends them."""
         loop = self._loop
         waiters: list[asyncio.Future[Any]] = [loop.create_future() for _ in range(count)]
         if self.lost is not None or self._transport is None:
@@ -143,6 +152,8 @@ class _Wire(asyncio.Protocol):
         if not self._out:  # the commands of one turn of the event loop go out in one write
             loop.call_soon(self._flush)
         self._out.append(packed)
+        if written is not None:
+            self._written.append(written)
         if self._timer is None:
             self._timer = loop.call_later(self._timeout, self._check_timeout)
         return waiters
@@ -151,6 +162,12 @@ class _Wire(asyncio.Protocol):
         out, self._out = self._out, []
         if out and self.lost is None and self._transport is not None:
             self._transport.write(out[0] if len(out) == 1 else b"".join(out))
+        written, self._written = self._written, []
+        for then in written:
+            try:
+                then()
+            except Exception:  # the caller's work: it must not cost the other callers theirs
+                log.exception("work after a Redis write failed")
 
     def _check_timeout(self) -> None:
         self._timer = None
@@ -171,6 +188,7 @@ class _Wire(asyncio.Protocol):
         waiters, self._waiters = self._waiters, collections.deque()
         self._sent.clear()
         self._out.clear()
+        self._written.clear()
         for waiter in waiters:
             if not waiter.done():
                 waiter.set_exception(error)
@@ -201,15 +219,20 @@ class DirectConnection:
         self._opening: asyncio.Future[_Wire] | None = None
         self._closed = False
 
-    async def execute(self, *args: Arg) -> Any:
-        """Send one command and return its reply (error replies as ``ResponseError``)."""
-        return (await self.run((args,)))[0]
+    async def execute(self, *args: Arg, written: Callable[[], None] | None = None) -> Any:
+        """Send one command and return its reply (error replies as ``ResponseError``).
+        ``written`` runs once, right after the write that sends the command (not at all if
+        that connection fails before writing): the caller's work while Redis runs it."""
+        return (await self.run((args,), written))[0]
 
-    async def run(self, commands: Sequence[Command]) -> list[Any]:
+    async def run(
+        self, commands: Sequence[Command], written: Callable[[], None] | None = None
+    ) -> list[Any]:
         """Send ``commands`` together on one connection and return their replies, in order
         (error replies as ``ResponseError``). Retried as a whole on a new connection: a
         command that must follow another on the same connection (``WAIT`` after a write)
-        never lands on a connection that did not carry the write."""
+        never lands on a connection that did not carry the write. ``written`` runs as in
+        ``execute``, once, after the first write that sends them."""
         packed = b"".join(_pack(command) for command in commands)
         failures = 0
         while True:
@@ -217,7 +240,10 @@ class DirectConnection:
                 wire = self._wire
                 if wire is None or not wire.usable:
                     wire = await self._open()
-                replies = await _replies(wire.send_many(packed, len(commands)))
+                sent = wire.send_many(packed, len(commands), written)
+                if not sent[0].done():  # queued: ``written`` runs with its write
+                    written = None
+                replies = await _replies(sent)
             except (RedisConnectionError, RedisTimeoutError, OSError, TimeoutError) as error:
                 failures += 1
                 if self._closed or failures > self._config.retries:

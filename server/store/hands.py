@@ -10,21 +10,26 @@ missing."""
 
 from __future__ import annotations
 
+import asyncio
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from server import keys
 from server.store._base import StoreBase, as_bytes, as_text, check_blob, check_positive
+from server.store.slots import Command
 
 
 @dataclass(frozen=True, slots=True)
 class HandRecord:
-    """A finished hand: its room, when it finished (unix seconds) and the caller's blob."""
+    """A finished hand: its room, when it finished (unix seconds), the caller's blob, and
+    whether its room was public (a record written before privacy counts as not public)."""
 
     hand_id: str
     room_id: str
     finished_at: float
     blob: bytes
+    public: bool = False
 
 
 def _owed_member(room_id: str, what: str) -> str:
@@ -36,27 +41,48 @@ def _owed_member(room_id: str, what: str) -> str:
 class HandOps(StoreBase):
     """``hand:ID`` hashes (with a retention TTL) and the ``hands:recent`` sorted set."""
 
-    async def save_hand(self, hand_id: str, room_id: str, blob: bytes, finished_at: float) -> None:
-        """Keep a finished hand for ``StoreConfig.hand_ttl_seconds`` and list it in
-        ``hands:recent`` (capped at ``StoreConfig.recent_hands_max``; entries older than the
-        retention are dropped). Saving the same hand id again replaces it."""
+    async def save_hand(
+        self,
+        hand_id: str,
+        room_id: str,
+        blob: bytes,
+        finished_at: float,
+        *,
+        public: bool = False,
+        players: Iterable[str] = (),
+    ) -> None:
+        """Keep a finished hand for ``StoreConfig.hand_ttl_seconds``; list it in
+        ``hands:recent`` if its room is ``public``, and in each of ``players``' own list
+        (``hands:player:ID``) whatever the room. Both lists are capped at
+        ``StoreConfig.recent_hands_max`` and drop entries older than the retention. Saving the
+        same hand id again replaces it."""
         key = keys.hand(hand_id)
         keys.check_id(room_id, "room id")
         check_blob(blob, "blob")
         check_positive(finished_at, "finished_at")
         ttl = self._config.hand_ttl_seconds
-        recent = keys.hands_recent()
-        # Two slot groups (hand:ID, hands:recent): the record first, then the index, so a
-        # listed hand always exists (on a cluster they are on different nodes).
-        await self._together(
-            ("HSET", key, "room", room_id, "finished", repr(finished_at), "blob", blob),
-            ("EXPIRE", key, ttl),
-        )
-        await self._together(
-            ("ZADD", recent, repr(finished_at), hand_id),
-            ("ZREMRANGEBYSCORE", recent, "-inf", f"({time.time() - ttl}"),
-            ("ZREMRANGEBYRANK", recent, 0, -self._config.recent_hands_max - 1),
-        )
+        lists = [keys.player_hands(player_id) for player_id in players]
+        if public:
+            lists.append(keys.hands_recent())
+        flag = "1" if public else "0"
+        record = ("HSET", key, "room", room_id, "finished", repr(finished_at), "blob", blob)
+        # Slot groups of their own (hand:ID, each list): the record first, then the lists, so
+        # a listed hand always exists (on a cluster they are on different nodes).
+        await self._together((*record, "public", flag), ("EXPIRE", key, ttl))
+        await asyncio.gather(*(self._list_hand(index, hand_id, finished_at) for index in lists))
+
+    async def _list_hand(self, index: str, hand_id: str, finished_at: float) -> None:
+        """Add a hand to one index of hands (``hands:recent``, ``hands:player:ID``), trimmed
+        to the hands' retention and ``StoreConfig.recent_hands_max``."""
+        ttl = self._config.hand_ttl_seconds
+        commands: list[Command] = [
+            ("ZADD", index, repr(finished_at), hand_id),
+            ("ZREMRANGEBYSCORE", index, "-inf", f"({time.time() - ttl}"),
+            ("ZREMRANGEBYRANK", index, 0, -self._config.recent_hands_max - 1),
+        ]
+        if index != keys.hands_recent():
+            commands.append(("EXPIRE", index, ttl))
+        await self._together(*commands)
 
     async def hand_exists(self, hand_id: str) -> bool:
         return bool(await self._fast("EXISTS", keys.hand(hand_id)))
@@ -92,10 +118,17 @@ class HandOps(StoreBase):
             room_id=as_text(raw[b"room"]),
             finished_at=float(raw[b"finished"]),
             blob=as_bytes(raw[b"blob"]),
+            public=raw.get(b"public") == b"1",
         )
 
     async def recent_hands(self, limit: int = 20) -> list[str]:
         """Ids of the most recently finished hands, newest first."""
         check_positive(limit, "limit")
         ids = await self._redis.zrevrange(keys.hands_recent(), 0, int(limit) - 1)
+        return [as_text(hand_id) for hand_id in ids]
+
+    async def player_hands(self, player_id: str, limit: int = 20) -> list[str]:
+        """Ids of one person's most recently finished hands (any room), newest first."""
+        check_positive(limit, "limit")
+        ids = await self._redis.zrevrange(keys.player_hands(player_id), 0, int(limit) - 1)
         return [as_text(hand_id) for hand_id in ids]

@@ -56,9 +56,14 @@ class PlayerOps(StoreBase):
         return True
 
     async def touch_player(self, player_id: str) -> bool:
-        """The player was seen: their record lives ``player_ttl_seconds`` from now (a player
-        who never comes back is forgotten). False if there is no such player."""
-        reply = await self._redis.expire(keys.player(player_id), self._config.player_ttl_seconds)
+        """The player was seen: their record lives ``player_ttl_seconds`` from now if they
+        ever finished a hand, else ``new_player_ttl_seconds`` (``lua/touch_player.lua``): a
+        player who never comes back is forgotten. False if there is no such player."""
+        reply = await self._run_script(
+            self._scripts.touch_player,
+            [keys.player(player_id)],
+            [self._config.player_ttl_seconds, self._config.new_player_ttl_seconds],
+        )
         return bool(reply)
 
     async def get_player(self, player_id: str) -> Player | None:
@@ -85,7 +90,8 @@ class PlayerOps(StoreBase):
     async def add_stats(self, player_id: str, **increments: int) -> dict[str, int] | None:
         """Add to stat counters (HINCRBY each, atomically), e.g. ``add_stats(p, games=1,
         wins=1)``. Returns the new values of those counters, or None (nothing changed) if
-        there is no such player. Stat names are ``[a-z][a-z0-9_]*``, at most 32 characters."""
+        there is no such player. Stat names are ``[a-z][a-z0-9_]*``, at most 32 characters.
+        A player's first finished hand (``hands``) keeps their record ``player_ttl_seconds``."""
         key = keys.player(player_id)
         args: list[str | int] = []
         for name, amount in increments.items():
@@ -97,6 +103,8 @@ class PlayerOps(StoreBase):
         reply = await self._run_script(self._scripts.hash_incr, [key], args)
         if reply is None:
             return None
+        if increments.get("hands", 0) > 0:
+            await self.touch_player(player_id)
         return {name: int(value) for name, value in zip(increments, reply, strict=True)}
 
     async def get_stats(self, player_id: str) -> dict[str, int] | None:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 
 from server import keys
 from server.store._base import StoreBase, as_bytes, as_text, check_blob, check_positive
+from server.store.slots import Command
 
 REQUEST_KEY_MAX_BYTES = 200
 
@@ -69,12 +72,25 @@ class RoomOps(StoreBase):
     connection when it has one (``StoreBase._fast``), the others through redis-py's pool.
     """
 
-    async def create_room(self, room_id: str, blob: bytes, change: bytes = b"") -> bool:
+    def _room_ttl_ms(self, ttl_seconds: float | None) -> int:
+        if ttl_seconds is None:
+            ttl_seconds = self._config.room_ttl_seconds
+        return max(1, int(check_positive(ttl_seconds, "ttl_seconds") * 1000))
+
+    async def create_room(
+        self,
+        room_id: str,
+        blob: bytes,
+        change: bytes = b"",
+        *,
+        ttl_seconds: float | None = None,
+    ) -> bool:
         """Create a room at version 0, atomically (``lua/create_room.lua``).
 
         The room's stream gets its first entry, sequence number 0, holding ``change`` (empty
-        by default), so its history starts at 0. The room joins ``rooms:active``. Returns False,
-        changing nothing, if the room already exists.
+        by default), so its history starts at 0. The room joins ``rooms:active``. Its keys
+        expire ``ttl_seconds`` from now (None: ``StoreConfig.room_ttl_seconds``) unless a
+        commit pushes that forward. Returns False, changing nothing, if the room already exists.
         """
         room_keys = keys.room_keys(room_id)
         check_blob(blob, "blob")
@@ -82,7 +98,7 @@ class RoomOps(StoreBase):
         created = await self._run_script(
             self._scripts.create_room,
             [room_keys.room, room_keys.version, room_keys.events, room_keys.requests],
-            [blob, change, self._config.events_maxlen],
+            [blob, change, self._config.events_maxlen, self._room_ttl_ms(ttl_seconds)],
         )
         if int(created) != 1:
             return False
@@ -112,6 +128,8 @@ class RoomOps(StoreBase):
         request_key: str | None = None,
         *,
         finished: bool = False,
+        while_waiting: Callable[[], None] | None = None,
+        ttl_seconds: float | None = None,
     ) -> CommitResult:
         """Apply one change to a room: ONE atomic Lua script (``lua/commit.lua``).
 
@@ -120,12 +138,14 @@ class RoomOps(StoreBase):
         -> STALE. Otherwise the script stores ``new_blob``, increments the version, appends
         ``{seq: new version, change: change}`` to the room's stream (entry id ``<seq>-1``, capped
         at about ``StoreConfig.events_maxlen`` entries), remembers the request key, publishes
-        the change on the room's channel (format in ``server.store.feed``) and returns OK with
-        the new version. Nothing changes unless the result is OK.
+        the change on the room's channel (format in ``server.store.feed``), pushes the expiry of
+        the room's keys to ``ttl_seconds`` from now (None: ``StoreConfig.room_ttl_seconds``)
+        and returns OK with the new version. Nothing changes unless the result is OK.
 
         ``request_key`` identifies the request across resends, e.g. ``"<player>:<client id>"``.
         ``finished=True`` (the room's last change) takes the room out of ``rooms:active`` once
-        the commit is OK; see also ``expire_room``.
+        the commit is OK; see also ``expire_room``. ``while_waiting`` runs once the script is
+        sent, while Redis runs it (work that needs no outcome, e.g. the update's frames).
         """
         room_keys = keys.room_keys(room_id)
         _check_seq(expected_version, "expected_version", 0)
@@ -142,8 +162,10 @@ class RoomOps(StoreBase):
                 request,
                 int(self._config.request_ttl_seconds * 1000),
                 self._config.events_maxlen,
+                self._room_ttl_ms(ttl_seconds),
                 self._publish,
             ],
+            written=while_waiting,
         )
         status, version = reply
         result = CommitResult(CommitStatus(as_text(status)), int(version))
@@ -212,8 +234,8 @@ class RoomOps(StoreBase):
 
     async def expire_room(self, room_id: str, ttl_seconds: int) -> bool:
         """Delete every key of the room after ``ttl_seconds`` (0: now) and take it out of
-        ``rooms:active``. Commits made meanwhile keep the TTL. Returns False if there is no
-        such room."""
+        ``rooms:active``. A commit made meanwhile sets the room's TTL again. Returns False if
+        there is no such room."""
         room_keys = keys.room_keys(room_id)
         if isinstance(ttl_seconds, bool) or not isinstance(ttl_seconds, int) or ttl_seconds < 0:
             raise ValueError(f"ttl_seconds must be an int >= 0, got {ttl_seconds!r}")
@@ -229,7 +251,49 @@ class RoomOps(StoreBase):
         return int(await self._redis.zcard(keys.rooms_active()))
 
     async def active_rooms(self, limit: int = 100) -> list[str]:
-        """Up to ``limit`` active room ids, oldest first (for retention sweeps)."""
+        """Up to ``limit`` active room ids, the longest unchecked first."""
         check_positive(limit, "limit")
         ids = await self._redis.zrange(keys.rooms_active(), 0, limit - 1)
         return [as_text(room_id) for room_id in ids]
+
+    async def sweep_active_rooms(self, older_than_ms: int, batch: int = 500) -> int:
+        """Clean the ``rooms:active`` index: the rooms themselves expire by their TTL; here
+        every entry scored before ``older_than_ms`` (unix ms) is looked at, in batches of
+        ``batch``, until none is left. An entry whose room is gone is removed; one whose room
+        lives is scored to come up again when its TTL would run out; a room without a TTL (made
+        before rooms had one) gets ``StoreConfig.room_ttl_seconds``. Returns how many were
+        removed."""
+        check_positive(batch, "batch")
+        index = keys.rooms_active()
+        ttl_ms = self._room_ttl_ms(None)
+        removed = 0
+        while True:
+            ids = await self._redis.zrangebyscore(index, "-inf", older_than_ms, 0, batch)
+            if not ids:
+                return removed
+            room_ids = [as_text(room_id) for room_id in ids]
+            # Each room is a slot group of its own, the index another: the rooms' TTLs are
+            # read and mended first, the index after (each step idempotent; ``server.keys``).
+            replies = await asyncio.gather(
+                *(self._fast("PTTL", keys.room(room_id)) for room_id in room_ids)
+            )
+            left = [int(reply) for reply in replies]
+            gone = [room_id for room_id, ms in zip(room_ids, left, strict=True) if ms == -2]
+            await asyncio.gather(
+                *(
+                    self._together(
+                        *(("PEXPIRE", key, ttl_ms) for key in keys.room_keys(room_id)[:4])
+                    )
+                    for room_id, ms in zip(room_ids, left, strict=True)
+                    if ms == -1
+                )
+            )
+            index_commands: list[Command] = [("ZREM", index, *gone)] if gone else []
+            for room_id, ms in zip(room_ids, left, strict=True):
+                if ms != -2:
+                    due = older_than_ms + (ttl_ms if ms == -1 else max(1, ms))
+                    # XX: a room finished meanwhile stays out of the index
+                    index_commands.append(("ZADD", index, "XX", due, room_id))
+            if index_commands:
+                await self._together(*index_commands)
+            removed += len(gone)

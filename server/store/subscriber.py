@@ -26,7 +26,7 @@ from redis.asyncio.connection import parse_url
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 
-from server.store._base import StoreConfig
+from server.store.config import StoreConfig
 from server.store.direct import keep_alive, supports
 
 __all__ = ["FeedSink", "Subscriber", "open_subscriber", "supports"]

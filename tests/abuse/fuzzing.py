@@ -221,6 +221,10 @@ def _field_values(ctx: Context) -> dict[str, st.SearchStrategy[Any]]:
         ),
         "turn_seconds": st.integers(-5, 4000),
         "stand_in": st.booleans(),
+        "public": st.one_of(st.booleans(), plain),
+        "watch_token": st.one_of(
+            st.from_regex(r"[A-Za-z0-9_-]{22}", fullmatch=True), st.text(max_size=70)
+        ),
         "room": rooms,
         "invite": st.one_of(st.integers(0, 99).map(ctx.invite), st.text(max_size=70)),
         "seq": seqs,
@@ -235,12 +239,12 @@ _FIELDS: dict[str, tuple[str, ...]] = {
     "hello": ("version", "token", "name", "client", "worker_key"),
     "ping": (),
     "set_name": ("name",),
-    "create_room": ("mode", "level", "rules", "turn_seconds", "stand_in"),
+    "create_room": ("mode", "level", "rules", "turn_seconds", "stand_in", "public"),
     "join_room": ("room", "invite", "seat"),
     "quick_match": (),
     "cancel_quick_match": (),
-    "watch": ("room",),
-    "resume": ("room", "last_seq"),
+    "watch": ("room", "watch_token"),
+    "resume": ("room", "last_seq", "watch_token"),
     "act": ("room", "seq", "action"),
     "leave": ("room",),
     "rematch": ("room",),
@@ -607,8 +611,9 @@ class HonestPlay(threading.Thread):
         store = await Store.connect(self.redis_url)
         try:
             while not self.stop.is_set():
+                # public: the fuzzer may watch them by room id (and must see no hidden card)
                 created = await a.request(
-                    "create_room", mode="private", rules={"target": self.target}
+                    "create_room", mode="private", rules={"target": self.target}, public=True
                 )
                 room = created.result["room"]
                 await b.request("join_room", invite=created.result["invite"])

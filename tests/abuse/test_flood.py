@@ -170,6 +170,7 @@ async def test_a_client_that_does_not_read_is_cut_off(
     try:
         created = await a.request("create_room", mode="private", rules={"target": 10})
         room = created.result["room"]
+        watch = created.result["watch_token"]  # Sleepy was given the watch link
         await b.request("join_room", invite=created.result["invite"])
         await play_match([a, b], room, seed=5)
         history = a.room(room).seq + 1
@@ -191,7 +192,8 @@ async def test_a_client_that_does_not_read_is_cut_off(
                     if loop.time() > started + 30:
                         break
                     for _ in range(20):
-                        await ws.send(codec.encode(m.Resume(id=sent, room=room, last_seq=-1)))
+                        resume = m.Resume(id=sent, room=room, last_seq=-1, watch_token=watch)
+                        await ws.send(codec.encode(resume))
                         sent += 1
                     pings.append(await a.ping(timeout=10))
         cut = "slow client cut off" in server.log_text()

@@ -10,16 +10,19 @@ import asyncio
 import secrets
 import string
 import time
+from collections import Counter
 from typing import Any
 
 import redis.asyncio as aioredis
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 from client.session import RequestError, Session
 from protocol import codec
 from protocol import messages as m
 from server.identity import hash_token
 from server.settings import Settings
-from tests.abuse.fuzzing import FuzzClient
+from tests.abuse.fuzzing import FuzzClient, logged_failures
 from tests.e2e.helpers import expect_error
 from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
 from tests.support.server_process import WORKER_KEY
@@ -163,7 +166,7 @@ async def test_a_valid_token_acts_only_for_its_own_seat(server_factory: ServerFa
         await refuse("not_your_turn", waiter.act(room, kind, card, seq=seq))
         # a stranger with a valid token of her own: no seat here, whatever she tries
         await refuse("not_a_player", eve.act(room, kind, card, seq=seq))
-        await refuse("room_full", eve.request("join_room", room=room))
+        await refuse("not_found", eve.request("join_room", room=room))  # a private room's id
         await refuse("room_full", eve.request("join_room", invite=created.result["invite"]))
         # ... nor by saying hello again on her connection with the mover's token: a
         # connection keeps the identity of its first hello
@@ -173,7 +176,8 @@ async def test_a_valid_token_acts_only_for_its_own_seat(server_factory: ServerFa
         await refuse("invalid_argument", eve.request(switch))
         await refuse("not_a_player", eve.act(room, kind, card, seq=seq))
         # as a spectator she sees no hand and still cannot act
-        resumed = await eve.request("resume", room=room, last_seq=-1)
+        watch = created.result["watch_token"]  # given the watch link
+        resumed = await eve.request("resume", room=room, last_seq=-1, watch_token=watch)
         assert resumed.result.get("seat") is None, resumed.result
         spectator = await eve.wait_for(room)
         assert spectator["seat"] is None and "cards" not in spectator["game"], spectator
@@ -183,7 +187,7 @@ async def test_a_valid_token_acts_only_for_its_own_seat(server_factory: ServerFa
         # ... and she is no AI worker
         await refuse("not_authenticated", eve.request("ai_subscribe", capacity=1))
         ai_room = (await eve.request("create_room", mode="ai", level="easy")).result["room"]
-        await refuse("room_full", ada.request("join_room", room=ai_room))
+        await refuse("not_found", ada.request("join_room", room=ai_room))  # not hers, not public
         for seat in (0, 1):  # naming a seat is a worker's: nobody else takes an AI's seat so
             await refuse("invalid_argument", ada.request("join_room", room=ai_room, seat=seat))
         # nothing changed: the mover still moves at the same number
@@ -241,3 +245,66 @@ async def test_a_refused_hello_changes_nothing(
     finally:
         await raw.aclose()
         await ada.close()
+
+
+_URLSAFE = string.ascii_letters + string.digits + "-_"
+#: What the codec lets through as a token: 1-128 printable ASCII characters.
+_ANY_TOKEN = st.text(
+    st.characters(min_codepoint=0x21, max_codepoint=0x7E), min_size=1, max_size=128
+)
+
+
+def _token_like(player: str, secret: str) -> str:
+    return f"p{player}.{secret}"[:128]
+
+
+#: Tokens shaped almost like real ones: ids and secrets of every length, a stray character.
+_NEAR_TOKEN = st.builds(
+    _token_like, st.text(_URLSAFE + "!.~", max_size=70), st.text(_URLSAFE + "!.~", max_size=60)
+)
+_NAMES = st.text(
+    st.characters(categories=["L", "N", "P", "S"], include_characters=" "), min_size=1, max_size=32
+).filter(lambda name: name.strip() == name)
+
+
+async def test_malformed_tokens_are_bad_token_never_internal(
+    server_factory: ServerFactory,
+) -> None:
+    """``hello {token: "p!x.y"}`` (or an id part of 65 characters) was answered ``internal``,
+    with a traceback in the server's log, on every retry."""
+    server = server_factory(env=FAST_CLIENT_ENV)
+    client = FuzzClient(server.ws_url, "Anonymous", hello=False)
+    answers: Counter[str] = Counter()
+
+    @settings(
+        max_examples=300, deadline=None, database=None, suppress_health_check=list(HealthCheck)
+    )
+    @example(token="p!x.y", name=None)
+    @example(token="p" + "a" * 64 + ".secret", name=None)
+    @example(token="p" + "a" * 65 + ".secret", name="Mallory")
+    @given(token=_ANY_TOKEN | _NEAR_TOKEN, name=st.none() | _NAMES)
+    def guess(token: str, name: str | None) -> None:
+        answer = client.request(m.Hello(id="h", version="1.0", token=token, name=name))
+        answers[answer.code if isinstance(answer, m.Error) else answer.t] += 1
+        assert isinstance(answer, m.Error) and answer.code == "bad_token", (token, answer)
+
+    @settings(
+        max_examples=30, deadline=None, database=None, suppress_health_check=list(HealthCheck)
+    )
+    @given(name=_NAMES)
+    def newcomer(name: str) -> None:
+        fresh = FuzzClient(server.ws_url, "Newcomer", hello=False)
+        try:
+            answer = fresh.request(m.Hello(id="n", version="1.0", name=name))
+        finally:
+            fresh.close()
+        answers[f"name: {answer.code if isinstance(answer, m.Error) else answer.t}"] += 1
+        assert isinstance(answer, m.Ack), (name, answer)
+
+    try:
+        guess()
+        newcomer()
+    finally:
+        client.close()
+    print(f"\nhello answers: {dict(answers)}")
+    assert not logged_failures(server.log_text()), logged_failures(server.log_text())[:3]

@@ -3,7 +3,8 @@
 ``SeatBot`` is an AI worker stand-in: ``hello {worker_key}``, ``ai_subscribe``, and for every
 ``ai_seat`` it gets, ``join_room {room}`` and plays the seat with random legal actions (it
 always knocks or declares gin when it can, so hands end). ``HumanBot`` is a plain player that
-joins a room by invite code or plays a room it created. Both run in a thread of their own
+joins a room by invite code or plays a room it created (``name=None``: the server names it,
+as it names a new player who has not chosen a name). Both run in a thread of their own
 (``BotThread``) so that the synchronous Playwright tests can drive the browser meanwhile.
 """
 
@@ -35,7 +36,7 @@ class Bot:
         seed: int = 7,
         delay: float = 0.05,
         deal_next: bool = False,
-        name: str = "Bot",
+        name: str | None = "Bot",
         worker_key: str | None = None,
         rematch: bool = False,
     ) -> None:
@@ -208,7 +209,8 @@ class BotThread:
         self.ready = threading.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Task[None] | None = None
-        self._thread = threading.Thread(target=self._main, name=f"bot {bot.name}", daemon=True)
+        label = bot.name or "unnamed"
+        self._thread = threading.Thread(target=self._main, name=f"bot {label}", daemon=True)
 
     def start(self) -> BotThread:
         self._thread.start()

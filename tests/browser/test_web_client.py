@@ -258,11 +258,12 @@ def test_reload_and_reopen_return_to_the_same_hand(
 
 
 def _finished_hand(server: ServerProcess) -> str:
-    """Two scripted players finish one hand of a private room; returns the hand's id."""
+    """Two scripted players finish one hand of a public private room (listed in the lobby);
+    returns the hand's id."""
     invite: dict[str, str] = {}
 
     async def create(bot: Bot) -> None:
-        ack = await bot.request(m.CreateRoom(id=bot._id(), mode="private"))
+        ack = await bot.request(m.CreateRoom(id=bot._id(), mode="private", public=True))
         assert isinstance(ack, m.Ack), ack
         invite["code"] = str(ack.result["invite"])
         invite["room"] = str(ack.result["room"])
@@ -455,3 +456,28 @@ def test_quick_match_pairs_two_people(gin_server: ServerProcess, new_page: NewPa
     expect(first.get_by_test_id("table")).to_be_visible()
     assert first.url == second.url
     expect(second.get_by_test_id("turn-status")).to_be_visible()
+
+
+def test_a_friend_watches_by_the_watch_link_and_a_stranger_by_the_room_id_sees_nothing(
+    gin_server: ServerProcess, new_page: NewPage
+) -> None:
+    player = new_page()
+    start_ai_match(player, gin_server)
+    room_url = player.url
+    button = player.get_by_test_id("watch-link")
+    expect(button).to_have_attribute("data-link", re.compile(r"/room/[A-Za-z0-9_-]+\?watch="))
+    link = button.get_attribute("data-link") or ""
+    assert link.startswith(room_url + "?watch=")
+
+    friend = new_page()
+    friend.goto(link)
+    expect(friend.get_by_test_id("table")).to_be_visible()
+    expect(friend.get_by_test_id("table")).to_have_attribute("data-seat", "")
+    expect(friend.get_by_test_id("watch-link")).to_have_count(0)  # seats share it, not watchers
+    friend.reload()  # the saved room keeps its token
+    expect(friend.get_by_test_id("table")).to_have_attribute("data-seat", "")
+
+    stranger = new_page()
+    stranger.goto(room_url)
+    expect(stranger).to_have_url(gin_server.http_url + "/")
+    expect(stranger.get_by_test_id("table")).to_have_count(0)

@@ -308,7 +308,7 @@ def check_hands(changes: Sequence[Change], target: int) -> tuple[int, list[int]]
 
 
 #: A replay record that could not be written with its move is written by a server's sweep
-#: of owed records (``Service.write_owed_records``: after 5 s, every 2 s).
+#: of owed records (``Upkeep.write_owed_records``: after 5 s, every 2 s).
 RECORD_WAIT_SECONDS = 20.0
 
 

@@ -18,7 +18,7 @@ from collections import Counter
 
 from client.session import Session
 from protocol import codec
-from server.hub import decode_room
+from server.blobs import decode_room
 from server.store import Store
 from tests.chaos.conftest import ProxyFactory, WorkerFactory
 from tests.chaos.players import SeatPlay, check_room, play_seat

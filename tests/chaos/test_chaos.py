@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 import redis.asyncio
 
 from client.session import Session, View
-from server.hub import decode_change, decode_room
+from server.blobs import decode_change, decode_room
 from server.store import Store
 from tests.chaos.conftest import ProxyFactory, WorkerFactory
 from tests.chaos.players import SeatPlay, check_room, play_seat

@@ -16,11 +16,13 @@ import time
 
 from protocol import codec
 from protocol import messages as m
+from server.blobs import RoomBlobs, encode_change
 from server.connection import Connection
-from server.hub import Hub, encode_change, encode_room
+from server.hub import Hub
 from server.ratelimit import TokenBucket
 from server.room import Seat, create_room
 from server.store import Store
+from tests.support.seeds import seed_of
 
 
 def _connection(name: str, received: list[m.ServerMessage]) -> Connection:
@@ -48,11 +50,12 @@ async def test_followers_that_arrive_together_all_get_the_next_update(redis_url:
             room_id="race",
             mode="private",
             creator=Seat(player="p1", name="Ada"),
-            seed=7,
+            seed=seed_of(7),
             now=time.time(),
             invite="RACE",
         )
-        assert await store.create_room("race", encode_room(room), encode_change(0, events, None))
+        blob = RoomBlobs().encode_room(room)
+        assert await store.create_room("race", blob, encode_change(0, events, None))
         # The player's resume: first follower of the room on this process (the subscription
         # goes out to Redis) ...
         following = asyncio.create_task(hub.follow(player, "race", 0, 0))
@@ -64,9 +67,7 @@ async def test_followers_that_arrive_together_all_get_the_next_update(redis_url:
             await hub.catch_up(conn, subscription)  # as after each request's ack
         print(f"\nfeed rooms after both followed: {sorted(feed.rooms)}")
 
-        result = await store.commit(
-            "race", 0, encode_room(room), encode_change(1, [{"type": "test"}], None)
-        )
+        result = await store.commit("race", 0, blob, encode_change(1, [{"type": "test"}], None))
         assert result.ok
         loop = asyncio.get_running_loop()
         deadline = loop.time() + 5

@@ -18,7 +18,7 @@ from typing import Any
 from client.ai.worker import DRAINING
 from client.session import Session, View
 from protocol import messages as m
-from server.hub import decode_room
+from server.blobs import decode_room
 from server.store import Store
 from tests.chaos.conftest import CHAOS_ENV, ProxyFactory, WorkerFactory
 from tests.chaos.players import SeatPlay, check_room, play_seat

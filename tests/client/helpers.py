@@ -11,6 +11,7 @@ from protocol.cards import DECK, card_index, parse_cards, sort_cards
 from protocol.scoring import MatchRules
 from server.engine import Action, GameState, Move, Phase, apply, new_match
 from server.engine.views import game_view
+from tests.support.seeds import next_hand_seed, seed_of
 
 Chooser = Callable[[dict[str, Any], random.Random], dict[str, Any]]
 
@@ -38,8 +39,6 @@ def position(
     size = len(rest) if stock_size is None else stock_size
     buried, stock = rest[: len(rest) - size], rest[len(rest) - size :]
     state = GameState(
-        seed=1,
-        rng=1,
         rules=MatchRules(),
         hand_number=1,
         dealer=dealer,
@@ -64,7 +63,7 @@ def decisions(
     """Play ``hands`` hands of a match (fewer if it ends) and yield every decision:
     (state, seat, view, action chosen). The action is applied after the yield, so the caller
     can check it first."""
-    state = new_match(seed)
+    state = new_match(seed_of(seed))
     rngs = [random.Random(seed * 2 + 1), random.Random(seed * 2 + 2)]
     played = 0
     while state.phase is not Phase.MATCH_OVER:
@@ -72,7 +71,7 @@ def decisions(
             played += 1
             if played >= hands:
                 return
-            state, _ = apply(state, 0, Action("next_hand"))
+            state, _ = apply(state, 0, Action("next_hand"), next_hand_seed(state))
             continue
         seat = state.turn
         assert seat is not None

@@ -66,6 +66,8 @@ MEANT_TO_DIFFER = {
     "worker_key": "the required secret",
     "capacity": "100 seats per worker instead of 50",
     "drain_seconds": "drains within the stop grace period",
+    "allowed_hosts": "the AI workers reach the server as `server`",
+    "trusted_proxies": "the bundled nginx, on the compose network",
 }
 
 
@@ -104,7 +106,16 @@ def _environ_reads(path: Path) -> set[str]:
 
 
 #: Values to try a variable with: the first the code accepts shows whether it reads it.
-PROBES = ("4321", "1", "text", "DEBUG", "https://probe.example", "redis://probe:1/0", "secret")
+PROBES = (
+    "4321",
+    "1",
+    "text",
+    "DEBUG",
+    "https://probe.example",
+    "redis://probe:1/0",
+    "secret",
+    "192.0.2.1",
+)
 
 
 def _read_by(name: str, parse: Callable[[Mapping[str, str]], Any], base: Mapping[str, str]) -> bool:

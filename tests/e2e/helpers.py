@@ -16,7 +16,7 @@ from protocol import messages as m
 from protocol.cards import DECK, to_mask
 from protocol.melds import best_arrangement_mask, best_discards, min_deadwood
 from server import keys
-from server.hub import decode_change
+from server.blobs import decode_change
 from server.store import Store
 from tests.support.server_process import WORKER_KEY
 
@@ -159,12 +159,20 @@ async def play_match(
 
 
 async def private_match(
-    url_a: str, url_b: str, *, target: int = 10, record: bool = False, **hello: Any
+    url_a: str,
+    url_b: str,
+    *,
+    target: int = 10,
+    record: bool = False,
+    public: bool = False,
+    **hello: Any,
 ) -> tuple[Session, Session, str]:
-    """Two new players, a private room of ``a`` joined by ``b`` with the invite code."""
+    """Two new players, a private room of ``a`` joined by ``b`` with the invite code (a
+    ``public`` one: its hands listed, anyone may watch it)."""
     a = await Session.connect(url_a, name="Ada", record=record, **hello)
     b = await Session.connect(url_b, name="Bob", record=record, **hello)
-    created = await a.request("create_room", mode="private", rules={"target": target})
+    options: dict[str, Any] = {"public": True} if public else {}
+    created = await a.request("create_room", mode="private", rules={"target": target}, **options)
     room = created.result["room"]
     await b.request("join_room", invite=created.result["invite"])
     await a.wait_for(room, lambda view: view["game"] is not None)

@@ -86,11 +86,12 @@ async def _stand_in_scene(url: str, *, early: bool) -> AsyncIterator[StandInScen
         person = await Session.connect(url, name="Ada", reconnect=False)
         sessions += (player, late, watcher, person)
         await player.request("ai_subscribe", capacity=1)
-        room = (await person.request("create_room", mode="ai", level="easy")).result["room"]
+        created = (await person.request("create_room", mode="ai", level="easy")).result
+        room = created["room"]
         offer = await _first_offer(player, 15)
         assert (offer.room, offer.seat) == (room, 1)
         await player.request("join_room", room=room, seat=1)
-        await watcher.request("watch", room=room)
+        await watcher.request("watch", room=room, watch_token=created["watch_token"])
         if early:
             await late.request("ai_subscribe", capacity=1)
         assert person.token is not None

@@ -165,7 +165,7 @@ async def test_an_ai_stands_in_for_a_person_who_stays_away(
 
     watcher = await Session.connect(server.ws_url, name="Watcher")
     try:
-        await watcher.request("watch", room=room)
+        await watcher.request("watch", room=room, watch_token=ack.result["watch_token"])
         standing = await watcher.wait_for(
             room, lambda v: v["seats"][0]["stand_in"] is not None, timeout=30
         )
@@ -216,7 +216,7 @@ async def test_a_new_worker_plays_both_seats_of_a_room_whose_worker_died(
 
     watcher = await Session.connect(server.ws_url, name="Watcher")
     try:
-        await watcher.request("watch", room=room)
+        await watcher.request("watch", room=room, watch_token=ack.result["watch_token"])
         await watcher.wait_for(room, lambda v: v["seats"][0]["stand_in"] is not None, timeout=30)
         first.kill()
         killed = watcher.room(room).seq

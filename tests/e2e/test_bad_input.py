@@ -114,8 +114,8 @@ async def test_moves_that_are_not_the_senders_to_make(gin_server: ServerProcess)
     spectator = await Session.connect(gin_server.ws_url, name="Watcher")
     stranger = await Session.connect(gin_server.ws_url, name="Stranger")
     try:
-        await spectator.request("watch", room=room)
         view = await a.wait_for(room)
+        await spectator.request("watch", room=room, watch_token=view["watch_token"])
         turn = view["game"]["turn"]
         mover, waiter = (a, b)[turn], (a, b)[1 - turn]
         await mover.act(room, "take_upcard")

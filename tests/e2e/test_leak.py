@@ -30,15 +30,15 @@ GREEDY = (0.8, 0.95, 1.0)
 
 
 async def _series(url: str, worker: int, matches: int) -> tuple[list[Session], list[str]]:
-    a = await Session.connect(url, name=f"A{worker}", record=True)
-    b = await Session.connect(url, name=f"B{worker}", record=True)
-    spectator = await Session.connect(url, name=f"S{worker}", record=True)
+    a = await Session.connect(url, name=f"Ada{worker}", record=True)
+    b = await Session.connect(url, name=f"Bob{worker}", record=True)
+    spectator = await Session.connect(url, name=f"Sam{worker}", record=True)
     rooms = []
     for index in range(matches):
         created = await a.request("create_room", mode="private", rules={"target": 10})
         room = created.result["room"]
         rooms.append(room)
-        await spectator.request("watch", room=room)
+        await spectator.request("watch", room=room, watch_token=created.result["watch_token"])
         await b.request("join_room", invite=created.result["invite"])
         greedy = GREEDY[index % len(GREEDY)]
         await play_match([a, b], room, seed=worker * 1000 + index, greedy=greedy)

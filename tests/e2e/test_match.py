@@ -93,10 +93,11 @@ async def test_ai_room_seat_played_by_a_scripted_worker(gin_server: ServerProces
         assert all(log.acked for log in logs)
         final = await player.wait_for(room, lambda v: v["status"] == "finished")
         assert max(final["game"]["scores"]) >= 20
-        # a player without the key cannot take the AI seat: the room is full
+        # a player without the key cannot take the AI seat: by its id alone, an AI room is
+        # not there for a stranger
         intruder = await Session.connect(gin_server.ws_url, name="Intruder")
         try:
-            await expect_error("room_full", intruder.request("join_room", room=room))
+            await expect_error("not_found", intruder.request("join_room", room=room))
             await expect_error("not_authenticated", intruder.request("ai_subscribe", capacity=1))
         finally:
             await intruder.close()

@@ -44,7 +44,8 @@ async def test_invite_flow(gin_server: ServerProcess) -> None:
             assert view["game"]["rules"]["target"] == 50
             check_view(view)
         await expect_error("room_full", c.request("join_room", invite=invite))
-        await expect_error("room_full", c.request("join_room", room=room))
+        # by its id alone a private room is not there for a stranger (docs/protocol.md, Privacy)
+        await expect_error("not_found", c.request("join_room", room=room))
         # joining again is harmless: the same seat
         again = await b.request("join_room", room=room)
         assert again.result["seat"] == 1
@@ -128,7 +129,7 @@ async def test_leaving_forfeits_and_rematch_starts_a_new_room(gin_server: Server
 
 
 async def test_stats_lobby_and_replays_of_finished_hands(gin_server: ServerProcess) -> None:
-    a, b, room = await private_match(gin_server.ws_url, gin_server.ws_url, target=60)
+    a, b, room = await private_match(gin_server.ws_url, gin_server.ws_url, target=60, public=True)
     try:
         await play_match([a, b], room, seed=11, greedy=0.9)
         final = await a.wait_for(room, lambda v: v["status"] == "finished")
@@ -151,6 +152,7 @@ async def test_stats_lobby_and_replays_of_finished_hands(gin_server: ServerProce
         listed = [entry["id"] for entry in lobby["recent_hands"]]
         assert listed == hand_ids[::-1][:20]  # newest first, 20 at most
         assert all(entry["room"] == room for entry in lobby["recent_hands"])
+        assert [entry["id"] for entry in lobby["my_hands"]] == hand_ids[::-1][:20]
 
         # every hand, every card: the events replay it to the hands shown at its end
         hands_over = [

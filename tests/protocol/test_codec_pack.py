@@ -20,6 +20,7 @@ from protocol import codec
 from protocol import messages as m
 from tests.protocol.reference import codec as ref_codec
 from tests.protocol.reference import messages as ref_m
+from tests.protocol.reference_domain import in_reference_domain
 from tests.protocol.test_codec import EXAMPLES
 
 STATE = {
@@ -176,7 +177,11 @@ def test_pack_gives_what_the_reference_gives(value: Any, validate: bool) -> None
 
 
 @pytest.mark.parametrize("validate", [False, True])
-@pytest.mark.parametrize("message", EXAMPLES, ids=lambda message: type(message).t)
+@pytest.mark.parametrize(
+    "message",
+    [example for example in EXAMPLES if in_reference_domain(m.to_wire(example))],
+    ids=lambda message: type(message).t,
+)
 def test_encode_gives_what_the_reference_gives(message: m.Message, validate: bool) -> None:
     wire = m.to_wire(message)
     twin = ref_m.from_wire(ref_codec.unpack(ref_codec.encode(ref_m.from_wire(wire))))  # type: ignore[arg-type]

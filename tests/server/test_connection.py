@@ -1,10 +1,12 @@
 """A connection's outgoing frames: together, in order, at once when flushed, waiting for a
-full transport without loss, and a clean close."""
+full transport without loss, and a clean close; its client address."""
 
 from __future__ import annotations
 
 import asyncio
 import time
+
+import pytest
 
 from protocol import codec
 from protocol.messages import Bye
@@ -175,3 +177,12 @@ async def test_without_a_fast_writer_frames_go_one_by_one_in_order() -> None:
     assert sent == [b"%d" % index for index in range(6)]
     await conn.drain_and_stop()
     assert closes.codes == [1000]
+
+
+@pytest.mark.parametrize(
+    ("peer", "address"),
+    [("203.0.113.5:51234", "203.0.113.5"), ("::1:40000", "::1"), ("?", "?"), ("", "")],
+)
+async def test_the_address_is_the_peer_without_its_port(peer: str, address: str) -> None:
+    bucket = TokenBucket(1000, 1000, time.monotonic())
+    assert Connection(_never, Closes(), bucket, peer).address == address

@@ -12,8 +12,9 @@ from protocol import messages as m
 from server.engine import legal_actions
 from server.engine.events import Event
 from server.engine.views import event_for
-from server.frames import RoomFrames, ack_frame, update_frame
+from server.frames import FrameParts, ack_frame, update_frame
 from server.room import Room, Seat, act, create_room, join, leave, mark_away, room_view
+from tests.support.seeds import next_hand_seed, seed_of
 
 T0 = 1_700_000_000.0
 RECIPIENTS = (0, 1, None)
@@ -27,11 +28,12 @@ def changes(seed: int) -> Iterator[tuple[Room, int, list[Event]]]:
         room_id="rFRAMESFRAMES",
         mode=mode,
         creator=Seat(player="pA", name="Ann é"),
-        seed=seed,
+        seed=seed_of(seed),
         now=T0,
         level="easy" if mode == "ai" else None,
         invite="INVITE23" if mode == "private" else None,
         turn_seconds=rnd.choice((0, 30)),
+        watch_token=None if mode == "quick" else "wATCHtOKEN_-23",
     )
     seq = 0
     yield room, seq, events
@@ -44,7 +46,8 @@ def changes(seed: int) -> Iterator[tuple[Room, int, list[Event]]]:
             break
         game = room.game
         seat = rnd.choice([s for s in (0, 1) if legal_actions(game, s)])
-        room, events = act(room, seat, rnd.choice(legal_actions(game, seat)), T0 + step)
+        action = rnd.choice(legal_actions(game, seat))
+        room, events = act(room, seat, action, T0 + step, next_hand_seed(game))
         seq += 1
         yield room, seq, events
         if rnd.random() < 0.02:
@@ -58,8 +61,9 @@ def changes(seed: int) -> Iterator[tuple[Room, int, list[Event]]]:
 
 @pytest.mark.parametrize("seed", range(6))
 def test_frames_are_the_codec_frames_of_the_views(seed: int) -> None:
+    parts = FrameParts()
     for room, seq, events in changes(seed):
-        frames = RoomFrames(room, seq, events)
+        frames = parts.frames(room, seq, events)
         for seat in RECIPIENTS:
             shown = tuple(event_for(event, seat) for event in events)
             view = room_view(room, seat)
@@ -73,7 +77,7 @@ def test_frames_are_the_codec_frames_of_the_views(seed: int) -> None:
 
 def test_every_connection_of_a_recipient_gets_the_same_bytes() -> None:
     room, seq, events = next(changes(1))
-    frames = RoomFrames(room, seq, events)
+    frames = FrameParts().frames(room, seq, events)
     assert frames.update(None) is frames.update(None)
     assert frames.view(0) is frames.view(0)
     assert frames.update(0) != frames.update(1)
@@ -83,7 +87,7 @@ def test_a_frame_over_the_limit_is_refused(monkeypatch: pytest.MonkeyPatch) -> N
     room, seq, events = next(changes(2))
     monkeypatch.setattr(codec, "MAX_SERVER_FRAME", 64)
     with pytest.raises(m.ProtocolError) as refused:
-        RoomFrames(room, seq, events).update(0)
+        FrameParts().frames(room, seq, events).update(0)
     assert refused.value.code == m.ErrorCode.FRAME_TOO_LARGE
 
 
@@ -104,7 +108,7 @@ def test_a_frame_that_cannot_be_made_is_refused_again_when_asked_again(
     """``Hub.prepare`` may meet the error first: ``deliver`` asks again and meets it too."""
     room, seq, events = next(changes(2))
     monkeypatch.setattr(codec, "MAX_SERVER_FRAME", 64)
-    frames = RoomFrames(room, seq, events)
+    frames = FrameParts().frames(room, seq, events)
     for _ in range(2):
         with pytest.raises(m.ProtocolError):
             frames.update(0)

@@ -12,13 +12,14 @@ import pytest_asyncio
 
 from protocol import codec
 from protocol import messages as m
+from server.blobs import RoomBlobs, encode_change
 from server.connection import Connection, Subscription
 from server.engine import legal_actions
-from server.frames import RoomFrames
-from server.hub import Hub, encode_change, encode_room
+from server.hub import Hub
 from server.ratelimit import TokenBucket
 from server.room import Room, Seat, act, create_room, join
 from server.store import Store
+from tests.support.seeds import seed_of
 
 T0 = 1_700_000_000.0
 
@@ -56,12 +57,15 @@ async def hub(store: Store) -> AsyncIterator[Hub]:
 
 async def _room(store: Store) -> Room:
     room, events = create_room(
-        room_id="rHUB", mode="private", creator=Seat(player="pA", name="A"), seed=5, now=T0,
+        room_id="rHUB", mode="private", creator=Seat(player="pA", name="A"), seed=seed_of(5),
+        now=T0,
         invite="HUBHUB",
     )  # fmt: skip
-    assert await store.create_room(room.id, encode_room(room), encode_change(0, events, None))
+    blobs = RoomBlobs()
+    assert await store.create_room(room.id, blobs.encode_room(room), encode_change(0, events, None))
     joined, events, _ = join(room, Seat(player="pB", name="B"), T0)
-    assert (await store.commit(room.id, 0, encode_room(joined), encode_change(1, events, 0))).ok
+    blob = blobs.encode_room(joined)
+    assert (await store.commit(room.id, 0, blob, encode_change(1, events, 0))).ok
     return joined
 
 
@@ -70,7 +74,8 @@ async def _commit(store: Store, room: Room, version: int) -> tuple[Room, list[di
     seat = next(s for s in (0, 1) if legal_actions(room.game, s))
     changed, events = act(room, seat, legal_actions(room.game, seat)[0], T0)
     change = encode_change(version + 1, events, seat)
-    assert (await store.commit(room.id, version, encode_room(changed), change)).ok
+    blob = RoomBlobs().encode_room(changed)
+    assert (await store.commit(room.id, version, blob, change)).ok
     return changed, events
 
 
@@ -119,14 +124,14 @@ async def test_frames_prepared_before_the_commit_are_the_ones_delivered(
     for peer, seat in ((seat0, 0), (seat1, 1), (spectator, None)):
         await _follow(hub, peer, room.id, seat, 1)
     changed, events = await _commit(store, room, 1)
-    frames = RoomFrames(changed, 2, events)
+    frames = hub.parts.frames(changed, 2, events)
     hub.prepare(room.id, frames)
     prepared = {seat: frames.update(seat) for seat in (0, 1, None)}
     hub.deliver(room.id, 2, changed, events, frames)
     await _settle([seat0, seat1, spectator], 2)
     for peer, seat in ((seat0, 0), (seat1, 1), (spectator, None)):
         assert peer.raw[-1] == prepared[seat]
-        assert peer.raw[-1] == RoomFrames(changed, 2, events).update(seat)
+        assert peer.raw[-1] == hub.parts.frames(changed, 2, events).update(seat)
 
 
 async def test_prepare_leaves_a_frame_it_cannot_make_to_deliver(
@@ -136,7 +141,7 @@ async def test_prepare_leaves_a_frame_it_cannot_make_to_deliver(
     await _follow(hub, Peer("0"), room.id, 0, 1)
     changed, events = await _commit(store, room, 1)
     monkeypatch.setattr(codec, "MAX_SERVER_FRAME", 64)
-    hub.prepare(room.id, RoomFrames(changed, 2, events))  # no exception
+    hub.prepare(room.id, hub.parts.frames(changed, 2, events))  # no exception
 
 
 async def test_a_follower_behind_is_caught_up_by_the_feed(store: Store, hub: Hub) -> None:

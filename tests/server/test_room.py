@@ -18,6 +18,7 @@ from protocol import codec
 from protocol.cards import DECK, RANKS, SUITS, parse_cards
 from protocol.melds import min_deadwood
 from protocol.scoring import MatchRules
+from server.blobs import RoomBlobs, decode_room
 from server.engine import (
     Action,
     CannotDiscardTakenCard,
@@ -36,11 +37,12 @@ from server.engine import (
     new_match,
 )
 from server.engine.events import Event
-from server.hub import decode_room, encode_room
 from server.room import (
     AI_LEVELS,
     MATCH_RECORDS,
     NotAPlayer,
+    NotAwayLongEnough,
+    OpponentPresent,
     Room,
     RoomClosed,
     RoomError,
@@ -49,6 +51,8 @@ from server.room import (
     act,
     bind_ai_seat,
     bind_offered_seat,
+    call_stand_in,
+    claim_win,
     create_room,
     default_action,
     expire_turn,
@@ -59,6 +63,7 @@ from server.room import (
     leave,
     mark_away,
     mark_back,
+    open_away_choice,
     owed_records,
     records_due,
     rematch_room,
@@ -68,6 +73,7 @@ from server.room import (
 )
 from tests.server.engine.helpers import position
 from tests.server.engine.playing import acting_seat, choose
+from tests.support.seeds import next_hand_seed, seed_of
 
 T0 = 1_700_000_000.0
 ALICE = Seat(player="p-alice", name="Alice")
@@ -85,7 +91,7 @@ def ai_room(seed: int = 7, level: str = "normal", turn_seconds: int = 0, **kw: A
         room_id="RA",
         mode="ai",
         creator=ALICE,
-        seed=seed,
+        seed=seed_of(seed),
         now=T0,
         level=level,
         turn_seconds=turn_seconds,
@@ -99,7 +105,7 @@ def private_room(seed: int = 11, turn_seconds: int = 0, **kw: Any) -> Room:
         room_id="RP",
         mode="private",
         creator=ALICE,
-        seed=seed,
+        seed=seed_of(seed),
         now=T0,
         invite=INVITE,
         turn_seconds=turn_seconds,
@@ -114,10 +120,24 @@ def quick_room(seed: int = 13, turn_seconds: int = 0, rules: MatchRules | None =
         mode="quick",
         creator=ALICE,
         opponent=BOB,
-        seed=seed,
+        seed=seed_of(seed),
         now=T0,
         turn_seconds=turn_seconds,
         rules=rules,
+    )
+    return room
+
+
+def banked_room(seed: int = 50, turn_seconds: int = 30, bank: int = 120) -> Room:
+    room, _ = create_room(
+        room_id="RB",
+        mode="quick",
+        creator=ALICE,
+        opponent=BOB,
+        seed=seed_of(seed),
+        now=T0,
+        turn_seconds=turn_seconds,
+        turn_bank=bank,
     )
     return room
 
@@ -154,7 +174,9 @@ def play_match(room: Room, rnd: random.Random) -> Room:
         room, _ = play_hand(room, rnd)
         if room.status == "finished":
             return room
-        room, _ = act(room, rnd.randrange(2), Action("next_hand"), T0)
+        room, _ = act(
+            room, rnd.randrange(2), Action("next_hand"), T0, next_hand_seed(game_of(room))
+        )
     raise AssertionError("the match did not end")
 
 
@@ -183,7 +205,7 @@ def states_of_play(seed: int, hands: int = 3) -> Iterator[Room]:
             yield room
         if room.status == "finished":
             return
-        room, _ = act(room, 0, Action("next_hand"), T0)
+        room, _ = act(room, 0, Action("next_hand"), T0, next_hand_seed(game_of(room)))
         yield room
 
 
@@ -256,7 +278,7 @@ def assert_plain(value: object) -> None:
 def test_ai_room_seats_the_ai_in_seat_1_and_deals_at_once(level: str) -> None:
     rules = MatchRules(target=50, box_bonus=True)
     room, events = create_room(
-        room_id="R1", mode="ai", creator=ALICE, seed=99, now=T0, level=level, rules=rules
+        room_id="R1", mode="ai", creator=ALICE, seed=seed_of(99), now=T0, level=level, rules=rules
     )
     assert room.status == "playing"
     assert room.mode == "ai"
@@ -264,7 +286,7 @@ def test_ai_room_seats_the_ai_in_seat_1_and_deals_at_once(level: str) -> None:
     assert room.seats[1].ai == level
     assert room.seats[1].player is None
     assert not room.seats[1].open
-    assert room.game == new_match(99, rules)
+    assert room.game == new_match(seed_of(99), rules)
     assert room.hand_log == (deal_event(room.game),)
     assert [(e["type"], e.get("status")) for e in events] == [
         ("room", "waiting"),
@@ -279,27 +301,39 @@ def test_ai_room_seats_the_ai_in_seat_1_and_deals_at_once(level: str) -> None:
 @pytest.mark.parametrize("level", [None, "", "expert", "EASY"])
 def test_ai_room_refuses_a_bad_level(level: str | None) -> None:
     with pytest.raises(RoomError):
-        create_room(room_id="R", mode="ai", creator=ALICE, seed=1, now=T0, level=level)
+        create_room(room_id="R", mode="ai", creator=ALICE, seed=seed_of(1), now=T0, level=level)
 
 
 @pytest.mark.parametrize("mode", ["private", "quick"])
 def test_a_level_outside_an_ai_room_is_refused(mode: str) -> None:
     with pytest.raises(RoomError):
         create_room(
-            room_id="R", mode=mode, creator=ALICE, opponent=BOB, seed=1, now=T0, level="easy"
+            room_id="R",
+            mode=mode,
+            creator=ALICE,
+            opponent=BOB,
+            seed=seed_of(1),
+            now=T0,
+            level="easy",
         )
 
 
 @pytest.mark.parametrize("mode", ["", "public", "AI", "solo"])
 def test_an_unknown_mode_is_refused(mode: str) -> None:
     with pytest.raises(RoomError) as error:
-        create_room(room_id="R", mode=mode, creator=ALICE, seed=1, now=T0)
+        create_room(room_id="R", mode=mode, creator=ALICE, seed=seed_of(1), now=T0)
     assert error.value.code == "invalid_argument"
 
 
 def test_private_room_waits_for_a_second_player() -> None:
     room, events = create_room(
-        room_id="RP", mode="private", creator=ALICE, seed=5, now=T0, invite=INVITE, turn_seconds=30
+        room_id="RP",
+        mode="private",
+        creator=ALICE,
+        seed=seed_of(5),
+        now=T0,
+        invite=INVITE,
+        turn_seconds=30,
     )
     assert room.status == "waiting"
     assert room.seats == (ALICE, Seat())
@@ -319,7 +353,7 @@ def test_join_seats_the_player_in_seat_1_and_deals() -> None:
     assert seat == 1
     assert joined.seats == (ALICE, BOB)
     assert joined.status == "playing"
-    assert joined.game == new_match(5, MatchRules())
+    assert joined.game == new_match(seed_of(5), MatchRules())
     assert joined.hand_log == (deal_event(joined.game),)
     assert [(e["type"], e.get("status")) for e in events] == [
         ("room", "joined"),
@@ -373,14 +407,14 @@ def test_quick_room_is_created_with_both_seats_and_deals() -> None:
         mode="quick",
         creator=ALICE,
         opponent=BOB,
-        seed=21,
+        seed=seed_of(21),
         now=T0,
         rules=rules,
         turn_seconds=20,
     )
     assert room.status == "playing"
     assert room.seats == (ALICE, BOB)
-    assert room.game == new_match(21, rules)
+    assert room.game == new_match(seed_of(21), rules)
     assert room.rules == rules and room.turn_seconds == 20
     assert room.seat_of("p-alice") == 0 and room.seat_of("p-bob") == 1
     assert room.seat_of("p-carol") is None
@@ -454,7 +488,7 @@ def test_next_hand_resets_the_log_to_the_new_deal(seed: int) -> None:
     room, _ = play_hand(room, rnd)
     assert room.status == "playing"
     old_log = room.hand_log
-    room, events = act(room, 1, Action("next_hand"), T0)
+    room, events = act(room, 1, Action("next_hand"), T0, next_hand_seed(game_of(room)))
     game = game_of(room)
     assert game.hand_number == 2
     assert len(room.hand_log) == 1
@@ -483,7 +517,7 @@ def test_the_match_ends_and_the_room_finishes() -> None:
     assert room.hand_log[0]["type"] == "deal"
     assert room.hand_log[0]["hand"] == game.hand_number
     with pytest.raises(RoomClosed):
-        act(room, 0, Action("next_hand"), T0)
+        act(room, 0, Action("next_hand"), T0, next_hand_seed(game_of(room)))
     assert expire_turn(room, T0 + 10_000) is None
 
 
@@ -554,7 +588,7 @@ def test_match_over_in_the_engine_is_reported_by_the_room_as_closed() -> None:
     # the room refuses before the engine's MatchOver could be raised
     room = play_match(quick_room(seed=6), random.Random(6))
     with pytest.raises(RoomClosed):
-        act(room, 0, Action("next_hand"), T0)
+        act(room, 0, Action("next_hand"), T0, next_hand_seed(game_of(room)))
     with pytest.raises(MatchOver):
         apply(game_of(room), 0, Action("next_hand"))
 
@@ -592,7 +626,7 @@ def test_hand_record_replays_each_hand(seed: int) -> None:
         if room.status == "finished":
             assert events[-1]["type"] == "match_over"
             return
-        room, _ = act(room, 0, Action("next_hand"), T0)
+        room, _ = act(room, 0, Action("next_hand"), T0, next_hand_seed(game_of(room)))
         assert hand_record(room) is None
 
 
@@ -704,7 +738,7 @@ def test_rematch_room_keeps_seats_and_rules_and_deals() -> None:
         room_id="R1",
         mode="private",
         creator=ALICE,
-        seed=20,
+        seed=seed_of(20),
         now=T0,
         rules=rules,
         turn_seconds=45,
@@ -715,15 +749,15 @@ def test_rematch_room_keeps_seats_and_rules_and_deals() -> None:
     old, _ = request_rematch(old, 0, "R2")
     old, _ = request_rematch(old, 1, "R2")
     assert old.next_room == "R2"
-    new, events = rematch_room(old, "R2", 777, T0 + 100)
+    new, events = rematch_room(old, "R2", seed_of(777), T0 + 100)
     assert new.id == "R2"
     assert new.mode == "private"
     assert new.seats == (ALICE, BOB)
     assert new.rules == rules
     assert new.turn_seconds == 45
-    assert new.seed == 777
+    assert new.seed == seed_of(777)
     assert new.status == "playing"
-    assert new.game == new_match(777, rules)
+    assert new.game == new_match(seed_of(777), rules)
     assert new.hand_log == (deal_event(new.game),)
     assert new.turn_deadline == T0 + 100 + 45
     assert new.created_at == T0 + 100
@@ -738,7 +772,7 @@ def test_rematch_room_keeps_seats_and_rules_and_deals() -> None:
 
 def test_rematch_room_of_an_ai_room_keeps_the_ai() -> None:
     old = play_match(ai_room(seed=22, level="easy"), random.Random(22))
-    new, _ = rematch_room(old, "R2", 5, T0)
+    new, _ = rematch_room(old, "R2", seed_of(5), T0)
     assert new.seats == old.seats
     assert new.seats[1].ai == "easy"
     assert new.mode == "ai"
@@ -783,7 +817,7 @@ def test_no_deadline_between_hands_and_a_new_one_on_the_next_deal() -> None:
     assert room.status == "playing"
     assert room.turn_deadline is None
     assert expire_turn(room, T0 + 1e9) is None
-    room, _ = act(room, 0, Action("next_hand"), T0 + 60)
+    room, _ = act(room, 0, Action("next_hand"), T0 + 60, next_hand_seed(game_of(room)))
     assert room.turn_deadline == T0 + 90
 
 
@@ -966,6 +1000,8 @@ def rooms_of_every_status() -> list[tuple[str, Room]]:
         ("ai bound", bound),
         ("forfeited", forfeited),
         ("closed", closed),
+        ("banked", banked_room()),
+        ("away choice", open_away_choice(mark_away(quick_room(), 1, T0)[0], 1, T0 + 60, 60)[0]),
     ]
 
 
@@ -991,7 +1027,8 @@ def test_a_restored_room_plays_on() -> None:
     game = game_of(room)
     seat = acting_seat(game, rnd)
     action = legal_actions(game, seat)[0]
-    assert act(restored, seat, action, T0) == act(room, seat, action, T0)
+    seed = next_hand_seed(game_of(room))
+    assert act(restored, seat, action, T0, seed) == act(room, seat, action, T0, seed)
 
 
 @pytest.mark.parametrize("fmt", [None, 0, 2, "1"])
@@ -1053,7 +1090,7 @@ def test_the_hand_log_from_the_changes_is_the_rooms(seed: int) -> None:
     hand's deal after the hand's end) give back each hand's log."""
     rnd = random.Random(seed)
     room, first = create_room(
-        room_id="RS", mode="private", creator=ALICE, seed=seed, now=T0, invite=INVITE
+        room_id="RS", mode="private", creator=ALICE, seed=seed_of(seed), now=T0, invite=INVITE
     )
     changes: list[list[Event]] = [first]
     room, events, _ = join(room, BOB, T0)
@@ -1069,7 +1106,7 @@ def test_the_hand_log_from_the_changes_is_the_rooms(seed: int) -> None:
         logs[game_of(room).hand_number] = room.hand_log
         if room.status == "finished":
             break
-        room, events = act(room, 1, Action("next_hand"), T0)
+        room, events = act(room, 1, Action("next_hand"), T0, next_hand_seed(game_of(room)))
         changes.append(events)
     changes.append([{"type": "rematch", "seat": 0, "room": None}])
     for hand, log in logs.items():
@@ -1123,7 +1160,7 @@ def test_a_waiting_room_view() -> None:
 
 def test_the_player_ids_are_not_in_views_or_room_events() -> None:
     room, events = create_room(
-        room_id="R", mode="quick", creator=ALICE, opponent=BOB, seed=1, now=T0
+        room_id="R", mode="quick", creator=ALICE, opponent=BOB, seed=seed_of(1), now=T0
     )
     text = json.dumps([room_view(room, 0), room_view(room, 1), room_view(room, None), events])
     assert "p-alice" not in text and "p-bob" not in text
@@ -1193,7 +1230,7 @@ def test_each_change_owes_the_records_of_what_it_finished() -> None:
             break
         game = game_of(room)
         if game.phase is Phase.HAND_OVER:
-            after, _ = act(room, 0, Action("next_hand"), T0)
+            after, _ = act(room, 0, Action("next_hand"), T0, next_hand_seed(game_of(room)))
         else:
             after, _ = step(room, rnd)
         for what in owed_records(room, after):
@@ -1220,7 +1257,7 @@ def test_the_record_of_an_earlier_hand_from_its_log_is_the_one_made_at_its_end()
     at_the_end = hand_record(room)
     assert at_the_end is not None and "result" in at_the_end
     log = list(room.hand_log)
-    room, _ = act(room, 0, Action("next_hand"), T0)
+    room, _ = act(room, 0, Action("next_hand"), T0, next_hand_seed(game_of(room)))
     assert hand_record(room) is None  # the current hand is not over
     assert hand_record(room, 1, log) == at_the_end
     assert hand_record(room, 2, log) is None  # not over yet
@@ -1240,8 +1277,9 @@ def test_act_builds_the_room_that_replace_would(seed: int) -> None:
         seat = acting_seat(game, rnd)
         action = choose(game, legal_actions(game, seat), rnd)
         now += 1.5
-        after, events = act(room, seat, action, now)
-        new_game, new_events = apply(game, seat, action)
+        deal_seed = next_hand_seed(game)
+        after, events = act(room, seat, action, now, deal_seed)
+        new_game, new_events = apply(game, seat, action, deal_seed)
         assert events == new_events
         log = new_events if action.kind == "next_hand" else [*room.hand_log, *new_events]
         expected = replace(
@@ -1266,10 +1304,156 @@ def test_the_stored_blob_is_the_stored_form_move_after_move() -> None:
         replace(last, seats=(last.seats[0], replace(last.seats[1], away_since=5.0))),
         replace(last, turn_seconds=30, turn_deadline=1030.5),
         replace(last, turn_seconds=30, turn_deadline=1031.5),
+        replace(last, turn_seconds=30, turn_bank=120, banks=(120.0, 33.25)),
+        replace(last, turn_seconds=30, turn_bank=120, banks=(101.5, 33.25)),
+        replace(last, seats=(last.seats[0], replace(last.seats[1], away_choice=True))),
         last,
     ]
+    blobs = RoomBlobs()
     for room in rooms:
-        blob = encode_room(room)
+        blob = blobs.encode_room(room)
         assert codec.unpack(blob) == room.to_dict(hand_log=False)
         assert decode_room(blob) == replace(room, hand_log=())
-        assert encode_room(room) == blob
+        assert blobs.encode_room(room) == blob
+
+
+# --- the time bank -------------------------------------------------------------------------------
+
+
+def test_each_seat_starts_with_the_bank_and_the_deadline_includes_it() -> None:
+    room = banked_room()
+    assert room.banks == (120.0, 120.0)
+    assert room.turn_deadline == T0 + 30 + 120
+    view = room_view(room, 0)
+    assert view["turn_bank"] == 120 and view["banks"] == [120.0, 120.0]
+    assert view["turn_deadline"] == T0 + 150
+
+
+def test_a_turn_within_its_seconds_keeps_the_bank() -> None:
+    room = banked_room()
+    seat = game_of(room).turn
+    assert seat is not None
+    after, _ = act(room, seat, default_action(game_of(room), seat), T0 + 29)
+    assert after.banks == (120.0, 120.0)
+
+
+def test_the_time_past_a_turns_seconds_comes_off_the_seats_bank() -> None:
+    room = banked_room()
+    seat = game_of(room).turn
+    assert seat is not None
+    after, _ = act(room, seat, default_action(game_of(room), seat), T0 + 30 + 45)
+    banks = [120.0, 120.0]
+    banks[seat] = 75.0
+    assert after.banks == tuple(banks)
+    following = game_of(after).turn
+    assert following is not None
+    assert after.turn_deadline == T0 + 75 + 30 + after.banks[following]
+
+
+def test_the_clock_plays_for_the_seat_only_when_the_bank_is_spent_too() -> None:
+    room = banked_room()
+    seat = game_of(room).turn
+    assert seat is not None
+    assert expire_turn(room, T0 + 31) is None  # the bank runs
+    assert expire_turn(room, T0 + 149.5) is None
+    expired = expire_turn(room, T0 + 150)
+    assert expired is not None
+    after, _ = expired
+    assert after.banks[seat] == 0.0 and after.banks[1 - seat] == 120.0
+
+
+def test_a_rematch_gives_both_seats_a_full_bank_again() -> None:
+    room = banked_room()
+    seat = game_of(room).turn
+    assert seat is not None
+    spent, _ = act(room, seat, default_action(game_of(room), seat), T0 + 100)
+    new, _ = rematch_room(leave(spent, 0, T0 + 101)[0], "RB2", seed_of(9), T0 + 200)
+    assert new.turn_bank == 120 and new.banks == (120.0, 120.0)
+
+
+def test_a_room_stored_before_the_bank_and_the_away_choice_reads_as_without_them() -> None:
+    room = mid_hand(quick_room(seed=51, turn_seconds=30), random.Random(51), 5)
+    data = room.to_dict(hand_log=False)
+    del data["turn_bank"], data["banks"]
+    for seat in data["seats"]:
+        del seat["away_choice"]
+    old = Room.from_dict(data)
+    assert old == replace(room, hand_log=())
+    assert old.turn_bank == 0 and old.banks == (0.0, 0.0)
+    assert not any(seat.away_choice for seat in old.seats)
+
+
+# --- the away choice -----------------------------------------------------------------------------
+
+GRACE = 60.0
+
+
+def away_room(seat: int = 1, since: float = T0) -> Room:
+    room, _ = mark_away(quick_room(seed=52), seat, since)
+    return room
+
+
+def test_the_choice_opens_only_once_the_grace_has_passed() -> None:
+    room = away_room()
+    assert open_away_choice(room, 1, T0 + GRACE - 0.5, GRACE) == (room, [])
+    opened, events = open_away_choice(room, 1, T0 + GRACE, GRACE)
+    assert opened.seats[1].away_choice
+    assert events == [{"type": "presence", "seat": 1, "away": True, "choice": True}]
+    assert room_view(opened, 0)["seats"][1]["away_choice"] is True
+    assert open_away_choice(opened, 1, T0 + GRACE + 5, GRACE) == (opened, [])  # once
+
+
+def test_no_choice_for_a_present_seat_or_in_an_ai_room() -> None:
+    present = quick_room(seed=52)
+    assert open_away_choice(present, 1, T0 + 1000, GRACE) == (present, [])
+    ai, _ = mark_away(ai_room(), 0, T0)
+    assert open_away_choice(ai, 0, T0 + 1000, GRACE) == (ai, [])
+
+
+def test_claim_win_before_the_grace_is_refused() -> None:
+    with pytest.raises(NotAwayLongEnough) as refusal:
+        claim_win(away_room(), 0, T0 + GRACE - 1, GRACE)
+    assert refusal.value.code == "not_away_long_enough"
+
+
+def test_claim_win_against_a_present_opponent_is_refused() -> None:
+    for room in (quick_room(seed=52), away_room(seat=0)):  # nobody away; the claimer is away
+        with pytest.raises(OpponentPresent) as refusal:
+            claim_win(room, 0, T0 + 1000, GRACE)
+        assert refusal.value.code == "opponent_present"
+
+
+def test_claim_win_in_an_ai_room_is_refused() -> None:
+    with pytest.raises(OpponentPresent):
+        claim_win(ai_room(), 0, T0 + 1000, GRACE)
+
+
+def test_claim_win_after_the_grace_is_the_away_seats_forfeit() -> None:
+    room = away_room()
+    claimed, events = claim_win(room, 0, T0 + GRACE, GRACE)
+    assert (claimed, events) == leave(room, 1, T0 + GRACE)
+    assert claimed.status == "finished" and claimed.forfeit == 1 and claimed.winner == 0
+    assert owed_records(room, claimed) == [MATCH_RECORDS]
+    with pytest.raises(RoomClosed):
+        claim_win(claimed, 0, T0 + GRACE + 1, GRACE)
+
+
+def test_call_stand_in_lets_an_ai_play_the_away_seat_until_its_person_is_back() -> None:
+    room = open_away_choice(away_room(), 1, T0 + GRACE, GRACE)[0]
+    with pytest.raises(NotAwayLongEnough):
+        call_stand_in(away_room(), 0, "normal", T0 + 1, GRACE)
+    stood, events = call_stand_in(room, 0, "normal", T0 + GRACE, GRACE)
+    assert events == [{"type": "stand_in", "seat": 1, "level": "normal"}]
+    assert stood.seats[1].stand_in == "normal" and stood.seats[1].player == BOB.player
+    with pytest.raises(RoomClosed):  # an AI plays it already
+        call_stand_in(stood, 0, "normal", T0 + GRACE, GRACE)
+    bound, _ = bind_offered_seat(stood, 1, "worker-1")
+    assert bound.acting_seat("worker-1") == 1 and bound.acting_seat(BOB.player or "") is None
+    back, _ = mark_back(bound, 1)
+    assert back.seats[1] == BOB
+    assert back.acting_seat(BOB.player or "") == 1
+
+
+def test_call_stand_in_needs_a_level() -> None:
+    with pytest.raises(RoomError):
+        call_stand_in(away_room(), 0, "grandmaster", T0 + GRACE, GRACE)

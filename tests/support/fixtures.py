@@ -85,8 +85,15 @@ async def store(store_factory: StoreFactory) -> Store:
 
 # --- real server processes (end-to-end tests) ----------------------------------------------------
 
-#: Rate limits loose enough for scripted clients that act as fast as they can.
-FAST_CLIENT_ENV = {"GIN_RATE_PER_SECOND": "100000", "GIN_RATE_BURST": "100000"}
+#: Limits loose enough for scripted clients that act as fast as they can: requests, pings, and
+#: the refused frames that make a flood (a fuzzer's are most of what it sends).
+FAST_CLIENT_ENV = {
+    "GIN_RATE_PER_SECOND": "100000",
+    "GIN_RATE_BURST": "100000",
+    "GIN_PING_RATE": "100000",
+    "GIN_PING_BURST": "100000",
+    "GIN_FLOOD_STRIKES": "1000000",
+}
 
 ServerFactory = Callable[..., ServerProcess]
 _SERVERS = pytest.StashKey[list[ServerProcess]]()

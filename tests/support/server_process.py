@@ -1,10 +1,11 @@
 """Real server processes for end-to-end tests: ``python -m server`` on a free port.
 
 ``ServerProcess(redis_url, env={...}).start()`` spawns the server with its settings in the
-environment (``REDIS_URL``, ``GIN_PORT``, ``GIN_AI_WORKER_KEY``, ``GIN_LOG_FORMAT=json``...),
-writes its output to a log file and waits until ``/readyz`` answers 200. ``kill()`` SIGKILLs
-it (a crash), ``stop()`` SIGTERMs it (a deploy: clients are told to reconnect), ``start()``
-again brings it back on the same port. ``log_tail()`` is shown when a test fails.
+environment (``REDIS_URL``, ``GIN_PORT``, ``GIN_AI_WORKER_KEY``, ``GIN_LOG_FORMAT=json``, no cap
+of connections per address...), writes its output to a log file and waits until ``/readyz``
+answers 200. ``kill()`` SIGKILLs it (a crash), ``stop()`` SIGTERMs it (a deploy: clients
+are told to reconnect), ``start()`` again brings it back on the same port. ``log_tail()`` is
+shown when a test fails.
 """
 
 from __future__ import annotations
@@ -31,6 +32,17 @@ ROOT = Path(__file__).resolve().parents[2]
 WORKER_KEY = "test-worker-key"
 _START_TIMEOUT = 20.0
 _STOP_TIMEOUT = 10.0
+
+
+TEST_LIMITS = {
+    "GIN_MAX_OPEN_ROOMS": "1000",
+    "GIN_MAX_AI_ROOMS": "1000",
+    "GIN_NEW_PLAYERS_PER_MINUTE": "100000",
+    "GIN_LOOKUP_FAILURES_PER_MINUTE": "100000",
+    # The cap's own tests set it (tests/abuse/test_limits.py).
+    "GIN_MAX_CONNECTIONS_PER_ADDRESS": "0",
+}
+"""Resource limits of a test server unless its test sets its own."""
 
 
 class ServerProcessError(RuntimeError):
@@ -111,6 +123,9 @@ class ServerProcess:
                 "GIN_AI_WORKER_KEY": WORKER_KEY,
                 "GIN_LOG_FORMAT": "json",
                 "GIN_LOG_LEVEL": "INFO",
+                # Every test connects from 127.0.0.1: per-player and per-address limits that
+                # a person never meets are met by a suite. The abuse tests set small ones.
+                **TEST_LIMITS,
             }
         )
         env.update(self.extra_env)

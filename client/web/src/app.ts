@@ -1,31 +1,24 @@
 // The application: one session, the followed room, the page's route, and rendering.
-// Views are functions of the app's state; every change re-renders the page (keeping focus).
+// Views are functions of what the app lets them read and ask for (views/actions.ts); every
+// change re-renders the page (keeping focus).
 
 import { cardName } from "./cards";
 import { DICTIONARIES, detectLang, direction, getLang, setLang, t, tSeat, type Lang, type MessageKey } from "./i18n";
-import type { Action, GameEvent, HandOver, RoomView } from "./protocol";
+import type { Action, GameEvent, HandOver, LobbyHand, RoomView } from "./protocol";
 import { RoomTracker, type Applied } from "./room-state";
 import { parseRoute, routePath, type Route } from "./routes";
 import { ConnectionLost, RequestError, Session, type ConnStatus } from "./session";
-import { Persist, type Stats } from "./storage";
+import { displayName } from "./names";
+import { Persist, type SavedMatch, type Stats } from "./storage";
 import { clear, h } from "./dom";
-import { renderHeader } from "./views/common";
-import { renderLobby, type LobbyHand } from "./views/lobby";
+import type { AppActions, Motion, PickMode, Question, RoomOptions } from "./views/actions";
+import { renderHeader, renderQuestion } from "./views/common";
+import { renderLobby } from "./views/lobby";
 import { renderReplay, ReplayController } from "./views/replay";
 import { renderRules } from "./views/rules";
 import { renderTable } from "./views/table";
 
-export type PickMode = "knock" | "gin" | null;
-
-/** What the last applied change moved, for a short animation on the next render. */
-export interface Motion {
-  drawn: string | null;
-  drawnFrom: "stock" | "discard" | null;
-  discarded: string | null;
-  discardedBy: "me" | "them" | null;
-}
-
-export class App {
+export class App implements AppActions {
   readonly root: HTMLElement;
   readonly persist: Persist;
   readonly session: Session;
@@ -45,6 +38,9 @@ export class App {
   copied = false;
   historyOpen = !window.matchMedia?.("(max-width: 720px)").matches;
   replay: ReplayController | null = null;
+  question: Question | null = null;
+  /** The options of the next room the player creates (the lobby's form). */
+  readonly roomOptions: RoomOptions = { rules: {} };
   private toastTimer: ReturnType<typeof setTimeout> | null = null;
   private joining: string | null = null;
   private retryRoom: { room: string; left: number } | null = null;
@@ -65,8 +61,8 @@ export class App {
     if (saved) {
       // resume from the saved number when we have the view that goes with it, else from scratch
       const tracker = saved.view
-        ? new RoomTracker(saved.room, saved.lastSeq, saved.view)
-        : new RoomTracker(saved.room, -1, null);
+        ? new RoomTracker(saved.room, saved.lastSeq, saved.view, saved.watchToken ?? null)
+        : new RoomTracker(saved.room, -1, null, saved.watchToken ?? null);
       this.session.follow(tracker, false);
     }
     this.session.on({
@@ -93,6 +89,7 @@ export class App {
           }, 400);
           return;
         }
+        this.persist.forgetMatch(room);
         this.showToast(t("error.roomGone"));
         if (this.route.name === "room") this.navigate({ name: "lobby" }, true);
         else this.render();
@@ -107,12 +104,10 @@ export class App {
         this.render();
       },
     });
-    window.addEventListener("popstate", () => this.enterRoute(parseRoute(location.pathname)));
-    document.addEventListener("keydown", (event) => {
-      if (event.key === "Escape" && this.pick) this.setPick(null);
-    });
+    window.addEventListener("popstate", () => this.enterRoute(parseRoute(location.pathname, location.search)));
+    document.addEventListener("keydown", (event) => this.onKey(event));
     setInterval(() => this.tickClock(), 1000);
-    let route = parseRoute(location.pathname);
+    let route = parseRoute(location.pathname, location.search);
     const tracker = this.session.tracker;
     if (route.name === "lobby" && tracker && tracker.view?.status !== "finished") {
       route = { name: "room", id: tracker.room };
@@ -141,7 +136,7 @@ export class App {
 
   navigate(route: Route, replace = false): void {
     const path = routePath(route);
-    if (location.pathname !== path) {
+    if (location.pathname + location.search !== path) {
       if (replace) history.replaceState(null, "", path);
       else history.pushState(null, "", path);
     }
@@ -160,13 +155,13 @@ export class App {
         if (this.session.online) this.loadLobby();
         break;
       case "room":
-        if (this.session.tracker?.room !== route.id) this.followRoom(route.id, true);
+        if (this.session.tracker?.room !== route.id) this.followRoom(route.id, true, route.watch);
         break;
       case "join":
         void this.join(route.code);
         break;
       case "replay":
-        this.replay = new ReplayController(route.id, () => this.render());
+        this.replay = new ReplayController(route.id, () => this.render(), route.match === true);
         void this.replay.load();
         break;
       default:
@@ -177,11 +172,11 @@ export class App {
     if (route.name !== "room") heading?.focus({ preventScroll: true });
   }
 
-  followRoom(room: string, resume: boolean): void {
+  followRoom(room: string, resume: boolean, watchToken?: string): void {
     this.pendingResult = null;
     this.rematchAsked = false;
     this.busy = false;
-    this.session.follow(new RoomTracker(room, -1, null), resume);
+    this.session.follow(new RoomTracker(room, -1, null, watchToken ?? null), resume);
   }
 
   // --- server changes ----------------------------------------------------------------------------
@@ -221,6 +216,7 @@ export class App {
     }
     if (said) this.announcement = said;
     this.motion = motion;
+    if (view) this.remember(view, applied);
     // a rematch both players asked for: follow the new room
     if (view?.next_room && seat !== null && (view.rematch[seat] || this.rematchAsked) && this.route.name === "room") {
       const next = view.next_room;
@@ -252,6 +248,7 @@ export class App {
       case "timeout":
         return tSeat("event.timeout", isMe(event.seat), { name: name(event.seat) });
       case "presence":
+        if (event.choice) return t("event.awayChoice", { name: name(event.seat) });
         return t(event.away ? "event.away" : "event.back", { name: name(event.seat) });
       case "stand_in":
         return t("event.standIn", { name: name(event.seat) });
@@ -262,12 +259,55 @@ export class App {
     }
   }
 
+  /** What this browser keeps of a room it plays: the match while it is on, each hand's end. */
+  private remember(view: RoomView, applied: Applied[]): void {
+    const seat = view.seat;
+    if (seat === null) return;
+    if (view.status === "finished") this.persist.forgetMatch(view.room);
+    else if (view.status === "playing") {
+      const other = view.seats?.[1 - seat];
+      this.persist.keepMatch({ room: view.room, mode: view.mode, opponent: other?.name ?? null, opponentAi: other?.ai ?? null, since: Date.now() });
+    }
+    const results: HandOver[] = [];
+    for (const entry of applied) {
+      for (const event of entry.events) if (event.type === "hand_over") results.push(event as unknown as HandOver);
+    }
+    if (view.game?.last_hand) results.push(view.game.last_hand);
+    for (const result of results) {
+      this.persist.keepHand({
+        id: `${view.room}-${result.hand}`,
+        room: view.room,
+        hand: result.hand,
+        players: (view.seats ?? []).map((info) => info.name),
+        ai: (view.seats ?? []).map((info) => info.ai),
+        kind: result.kind,
+        winner: result.winner,
+        points: result.points,
+        at: Date.now(),
+      });
+    }
+  }
+
+  /** The matches of this browser still in play, but for the one the page shows. */
+  get otherMatches(): SavedMatch[] {
+    const shown = this.route.name === "room" ? this.route.id : null;
+    return this.persist.matches.filter((match) => match.room !== shown);
+  }
+
+  get matches(): SavedMatch[] {
+    return this.persist.matches;
+  }
+
+  get playedHands() {
+    return this.persist.playedHands;
+  }
+
   seatName(view: RoomView | null, seat: number): string {
     if (view && seat === view.seat) return t("table.you");
     const info = view?.seats?.[seat];
     if (!info) return t("table.opponent");
-    if (info.ai) return t("seat.ai", { level: t(`level.${info.ai}` as MessageKey) });
-    return info.name || t("table.opponent");
+    if (!info.ai && !info.name) return t("table.opponent");
+    return displayName(info.name, info.ai);
   }
 
   // --- requests ------------------------------------------------------------------------------
@@ -293,9 +333,54 @@ export class App {
     this.render();
   }
 
-  async createRoom(mode: "ai" | "private", level?: string): Promise<void> {
+  /** Ask the page's question; resolves with the answer. */
+  ask(text: string, yes: string): Promise<boolean> {
+    this.question?.resolve(false);
+    return new Promise((resolve) => {
+      this.question = { text, yes, resolve };
+      this.render();
+      this.root.querySelector<HTMLElement>("[data-testid=confirm-no]")?.focus();
+    });
+  }
+
+  answer(yes: boolean): void {
+    const question = this.question;
+    this.question = null;
+    question?.resolve(yes);
+    this.render();
+  }
+
+  /** Before another match: when one is in play, ask whether to start another beside it. */
+  private async mayStartAnother(): Promise<boolean> {
+    const other = this.otherMatches[this.otherMatches.length - 1];
+    if (!other) return true;
+    const name = displayName(other.opponent, other.opponentAi);
+    return this.ask(t("confirm.another", { name }), t("confirm.anotherYes"));
+  }
+
+  private onKey(event: KeyboardEvent): void {
+    if (event.key === "Escape") {
+      if (this.question) this.answer(false);
+      else if (this.pick) this.setPick(null);
+      return;
+    }
+    const replay = this.replay;
+    const target = event.target as HTMLElement | null;
+    if (this.route.name !== "replay" || !replay || this.question || target?.closest("input, select, textarea")) return;
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    const rtl = direction(getLang()) === "rtl";
+    const step: Record<string, number> = { ArrowRight: rtl ? -1 : 1, ArrowLeft: rtl ? 1 : -1 };
+    if (event.key in step) replay.go(replay.index + step[event.key]);
+    else if (event.key === "Home") replay.go(0);
+    else if (event.key === "End") replay.go(replay.frames.length - 1);
+    else return;
+    event.preventDefault();
+  }
+
+  async createRoom(mode: "ai" | "private", level?: string, options: RoomOptions = {}): Promise<void> {
+    if (!(await this.mayStartAnother())) return;
     try {
-      const result = await this.session.request("create_room", { mode, level });
+      const result = await this.session.request("create_room", { mode, level, ...options });
       const room = String(result.room);
       this.followRoom(room, false);
       this.navigate({ name: "room", id: room });
@@ -305,6 +390,7 @@ export class App {
   }
 
   async quickMatch(): Promise<void> {
+    if (!(await this.mayStartAnother())) return;
     try {
       this.queued = true;
       this.render();
@@ -350,13 +436,27 @@ export class App {
   async leave(): Promise<void> {
     const tracker = this.session.tracker;
     if (!tracker) return;
+    if (!(await this.ask(t("table.leaveConfirm"), t("table.leave")))) return;
     try {
       await this.session.request("leave", { room: tracker.room });
+      this.persist.forgetMatch(tracker.room);
+      this.showToast(t("table.left"));
     } catch (error) {
       this.fail(error);
     }
     this.session.unfollow();
     this.navigate({ name: "lobby" });
+  }
+
+  /** The away choice (docs/protocol.md, claim_win and stand_in): `kind` is the request sent. */
+  async decideForAway(kind: "claim_win" | "stand_in"): Promise<void> {
+    const tracker = this.session.tracker;
+    if (!tracker) return;
+    try {
+      await this.session.request(kind, { room: tracker.room });
+    } catch (error) {
+      this.fail(error);
+    }
   }
 
   async rematch(): Promise<void> {
@@ -477,17 +577,18 @@ export class App {
     const active = document.activeElement as HTMLElement | null;
     const focusKey = active && this.root.contains(active) ? active.dataset.key : undefined;
     const hadFocus = Boolean(active && this.root.contains(active) && active !== this.root);
-    // what the player was typing survives the re-render
+    // what the player was typing survives the re-render (a field left as it was drawn takes
+    // its new value: the name the server gave, once hello is answered)
     const typed = new Map<string, string>();
     for (const input of this.root.querySelectorAll<HTMLInputElement>("input[data-key]:not([readonly])")) {
-      typed.set(input.dataset.key ?? "", input.value);
+      if (input.value !== input.defaultValue) typed.set(input.dataset.key ?? "", input.value);
     }
     clear(this.root);
     this.root.append(renderHeader(this));
     const main = h("main", { id: "main", class: `page page-${this.route.name}`, tabindex: "-1" });
     switch (this.route.name) {
       case "lobby":
-        main.append(renderLobby(this));
+        main.append(renderLobby(this, this.roomOptions));
         break;
       case "room":
         main.append(renderTable(this));
@@ -505,6 +606,7 @@ export class App {
     this.root.append(main);
     this.root.append(h("div", { class: "sr-only", role: "status", "aria-live": "polite", "data-testid": "announce" }, this.announcement));
     if (this.toast) this.root.append(h("div", { class: "toast", role: "alert" }, this.toast));
+    if (this.question) this.root.append(renderQuestion(this, this.question));
     for (const input of this.root.querySelectorAll<HTMLInputElement>("input[data-key]:not([readonly])")) {
       const value = typed.get(input.dataset.key ?? "");
       if (value !== undefined) input.value = value;

@@ -1,9 +1,13 @@
-// The how-to-play texts: the source documents as they were written (shared/seeds), and an
-// English page written from them. Arabic has the player-facing page with its FAQ and the rules
-// card; Georgian, Russian and Turkish have the rules card.
+// The how-to-play texts: the player-facing page with its questions and answers in every
+// language (the Arabic one is the source document, shared/seeds; the others are written from
+// it with the game terms of each language's rules card), then the rules card of the source
+// documents, as it was written, for reference.
 
 import howToAr from "./content/how-to-play.ar.txt?raw";
 import howToEn from "./content/how-to-play.en.txt?raw";
+import howToKa from "./content/how-to-play.ka.txt?raw";
+import howToRu from "./content/how-to-play.ru.txt?raw";
+import howToTr from "./content/how-to-play.tr.txt?raw";
 import rulesAr from "./content/rules-card.ar.txt?raw";
 import rulesKa from "./content/rules-card.ka.txt?raw";
 import rulesRu from "./content/rules-card.ru.txt?raw";
@@ -14,12 +18,13 @@ import type { Lang } from "./i18n";
 // does not have: it is left out.
 const howToArPage = howToAr.split("ألعاب أخرى في الشبكة")[0];
 
+/** Per language: the how-to-play page first, then the rules card (none in English). */
 export const HOW_TO_PLAY: Record<Lang, string[]> = {
   en: [howToEn],
   ar: [howToArPage, rulesAr],
-  ka: [rulesKa],
-  ru: [rulesRu],
-  tr: [rulesTr],
+  ka: [howToKa, rulesKa],
+  ru: [howToRu, rulesRu],
+  tr: [howToTr, rulesTr],
 };
 
 export type Block =

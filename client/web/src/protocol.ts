@@ -18,6 +18,8 @@ export interface SeatInfo {
   open: boolean;
   away: boolean;
   stand_in: string | null;
+  /** Away past the grace in a room between people: the other player may claim_win or stand_in. */
+  away_choice?: boolean;
 }
 
 export interface Action {
@@ -98,18 +100,35 @@ export interface RoomView {
   seat: number | null;
   turn_seconds?: number;
   turn_deadline: number | null;
+  turn_bank?: number;
+  banks?: number[];
   forfeit?: number | null;
   winner: number | null;
   rematch: boolean[];
   next_room: string | null;
   game: GameView | null;
   invite?: string;
+  /** Seats of a room that is not public only: the watch link is /room/ID?watch=TOKEN. */
+  watch_token?: string;
   connected?: boolean[];
 }
 
 export interface GameEvent {
   type: string;
   [key: string]: unknown;
+}
+
+/** One recent hand as the server lists it (the lobby ack or GET /api/hands). */
+export interface LobbyHand {
+  id?: string;
+  room?: string;
+  hand?: number;
+  players?: (string | null)[];
+  kind?: string;
+  winner?: number | null;
+  points?: number;
+  result?: { kind?: string; winner?: number | null; points?: number; hand?: number } | null;
+  finished_at?: number;
 }
 
 // --- server messages -------------------------------------------------------------------------

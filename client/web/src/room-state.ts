@@ -23,11 +23,14 @@ export class RoomTracker {
   /** The last hand_over seen (from events or the view), kept after the next deal so that the
    * player sees the result even when the other seat deals the next hand at once. */
   lastResult: HandOver | null = null;
+  /** What a watcher of a room that is not public gives with every resume (its watch link's). */
+  readonly watchToken: string | null;
 
-  constructor(room: string, lastSeq = -1, view: RoomView | null = null) {
+  constructor(room: string, lastSeq = -1, view: RoomView | null = null, watchToken: string | null = null) {
     this.room = room;
     this.lastSeq = lastSeq;
     this.view = view;
+    this.watchToken = watchToken;
   }
 
   /** Apply an update; `applied` lists what changed so the caller can animate and announce it. */

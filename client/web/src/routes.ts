@@ -1,22 +1,27 @@
-// The page's addresses: / (lobby), /room/ID, /join/CODE, /replay/ID, /rules.
+// The page's addresses: / (lobby), /room/ID (?watch=TOKEN: the watch link of a room that is not
+// public), /join/CODE, /replay/ID (?match=1: the whole match from that hand on), /rules.
 
 export type Route =
   | { name: "lobby" }
-  | { name: "room"; id: string }
+  | { name: "room"; id: string; watch?: string }
   | { name: "join"; code: string }
-  | { name: "replay"; id: string }
+  | { name: "replay"; id: string; match?: boolean }
   | { name: "rules" };
 
 const ID = "([A-Za-z0-9_-]{1,64})";
 
-export function parseRoute(pathname: string): Route {
+/** `search` is the query string: `?watch=TOKEN` on a room, `?match=1` on a replay. */
+export function parseRoute(pathname: string, search = ""): Route {
   const path = pathname.replace(/\/+$/, "") || "/";
   let match = new RegExp(`^/room/${ID}$`).exec(path);
-  if (match) return { name: "room", id: match[1] };
+  if (match) {
+    const watch = new URLSearchParams(search).get("watch");
+    return watch && new RegExp(`^${ID}$`).test(watch) ? { name: "room", id: match[1], watch } : { name: "room", id: match[1] };
+  }
   match = new RegExp(`^/join/${ID}$`).exec(path);
   if (match) return { name: "join", code: match[1] };
   match = new RegExp(`^/replay/${ID}$`).exec(path);
-  if (match) return { name: "replay", id: match[1] };
+  if (match) return new URLSearchParams(search).get("match") ? { name: "replay", id: match[1], match: true } : { name: "replay", id: match[1] };
   if (path === "/rules") return { name: "rules" };
   return { name: "lobby" };
 }
@@ -24,11 +29,11 @@ export function parseRoute(pathname: string): Route {
 export function routePath(route: Route): string {
   switch (route.name) {
     case "room":
-      return `/room/${encodeURIComponent(route.id)}`;
+      return `/room/${encodeURIComponent(route.id)}${route.watch ? `?watch=${encodeURIComponent(route.watch)}` : ""}`;
     case "join":
       return `/join/${encodeURIComponent(route.code)}`;
     case "replay":
-      return `/replay/${encodeURIComponent(route.id)}`;
+      return `/replay/${encodeURIComponent(route.id)}${route.match ? "?match=1" : ""}`;
     case "rules":
       return "/rules";
     default:

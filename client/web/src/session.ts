@@ -20,7 +20,7 @@ import {
   type ServerMessage,
 } from "./protocol";
 import { RoomTracker, type Applied } from "./room-state";
-import type { Persist } from "./storage";
+import type { Persist, SavedRoom } from "./storage";
 
 export type ConnStatus = "connecting" | "online" | "reconnecting" | "offline";
 
@@ -397,7 +397,7 @@ export class Session {
   }
 
   private changed(tracker: RoomTracker, applied: Applied[]): void {
-    this.opts.persist.room = { room: tracker.room, lastSeq: tracker.lastSeq, view: tracker.view };
+    this.opts.persist.room = savedRoom(tracker);
     this.emit("change", tracker, applied);
   }
 
@@ -423,7 +423,7 @@ export class Session {
    * reconnect). `resume` asks the server for what the tracker has not seen yet. */
   follow(tracker: RoomTracker, resume: boolean): void {
     this.tracker = tracker;
-    this.opts.persist.room = { room: tracker.room, lastSeq: tracker.lastSeq, view: tracker.view };
+    this.opts.persist.room = savedRoom(tracker);
     if (resume && this.authenticated) void this.resume();
   }
 
@@ -437,7 +437,8 @@ export class Session {
     if (!tracker || this.resuming || !this.authenticated) return;
     this.resuming = true;
     try {
-      await this.raw("resume", { room: tracker.room, last_seq: tracker.lastSeq });
+      const token = tracker.watchToken ? { watch_token: tracker.watchToken } : {};
+      await this.raw("resume", { room: tracker.room, last_seq: tracker.lastSeq, ...token });
     } catch (error) {
       if (error instanceof RequestError) {
         if (error.code === "stale_sequence") {
@@ -465,4 +466,11 @@ export class Session {
     if (action.card) fields.card = action.card;
     return this.request("act", { room: tracker.room, seq: tracker.lastSeq, action: fields });
   }
+}
+
+/** What survives a reload of the followed room (its watch token only when it has one). */
+function savedRoom(tracker: RoomTracker): SavedRoom {
+  const saved: SavedRoom = { room: tracker.room, lastSeq: tracker.lastSeq, view: tracker.view };
+  if (tracker.watchToken) saved.watchToken = tracker.watchToken;
+  return saved;
 }

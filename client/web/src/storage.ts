@@ -14,9 +14,39 @@ export interface SavedRoom {
   room: string;
   lastSeq: number;
   view: RoomView | null;
+  /** The watch token of a room watched by its link (rooms that are not public). */
+  watchToken?: string | null;
 }
 
 export type Stats = Record<string, number>;
+
+/** A match this browser plays (a seat of its own, not finished): the lobby offers it again. */
+export interface SavedMatch {
+  room: string;
+  mode: string;
+  /** The opponent as the room names them (a person's name, or null for an AI or nobody). */
+  opponent: string | null;
+  /** The opponent's AI level, when an AI plays them. */
+  opponentAi: string | null;
+  /** When this browser first saw the match (ms since the epoch). */
+  since: number;
+}
+
+/** A finished hand this browser played, for "My hands". */
+export interface PlayedHand {
+  id: string;
+  room: string;
+  hand: number;
+  players: (string | null)[];
+  ai: (string | null)[];
+  kind: string;
+  winner: number | null;
+  points: number;
+  /** When the hand ended, as this browser saw it (ms since the epoch). */
+  at: number;
+}
+
+const MAX_PLAYED_HANDS = 200;
 
 const PREFIX = "gin.";
 
@@ -86,10 +116,45 @@ export class Persist {
   get room(): SavedRoom | null {
     const saved = this.getJson<SavedRoom>("room");
     if (!saved || typeof saved.room !== "string" || typeof saved.lastSeq !== "number") return null;
-    return { room: saved.room, lastSeq: saved.lastSeq, view: saved.view ?? null };
+    const room: SavedRoom = { room: saved.room, lastSeq: saved.lastSeq, view: saved.view ?? null };
+    if (typeof saved.watchToken === "string") room.watchToken = saved.watchToken;
+    return room;
   }
   set room(value: SavedRoom | null) {
     this.set("room", value === null ? null : JSON.stringify(value));
+  }
+
+  get matches(): SavedMatch[] {
+    const saved = this.getJson<SavedMatch[]>("matches");
+    return Array.isArray(saved) ? saved.filter((match) => typeof match?.room === "string") : [];
+  }
+  set matches(value: SavedMatch[]) {
+    this.set("matches", JSON.stringify(value));
+  }
+
+  /** Add or refresh one match (keeping when it was first seen). */
+  keepMatch(match: SavedMatch): void {
+    const matches = this.matches;
+    const known = matches.find((item) => item.room === match.room);
+    if (known && known.opponent === match.opponent && known.opponentAi === match.opponentAi) return;
+    const since = known?.since ?? match.since;
+    this.matches = [...matches.filter((item) => item.room !== match.room), { ...match, since }];
+  }
+
+  forgetMatch(room: string): void {
+    const matches = this.matches;
+    if (matches.some((item) => item.room === room)) this.matches = matches.filter((item) => item.room !== room);
+  }
+
+  get playedHands(): PlayedHand[] {
+    const saved = this.getJson<PlayedHand[]>("hands");
+    return Array.isArray(saved) ? saved.filter((hand) => typeof hand?.id === "string") : [];
+  }
+
+  keepHand(hand: PlayedHand): void {
+    const hands = this.playedHands;
+    if (hands.some((item) => item.id === hand.id)) return;
+    this.set("hands", JSON.stringify([...hands, hand].slice(-MAX_PLAYED_HANDS)));
   }
 
   get stats(): Stats | null {

@@ -101,6 +101,21 @@ describe("how to play", () => {
     expect(HOW_TO_PLAY.ru.join("\n")).toContain("штрафные очки");
   });
 
+  it("opens with the friendly page and its questions in every language, the rules card after it", () => {
+    for (const { code } of LANGS) {
+      const [guide, ...cards] = HOW_TO_PLAY[code];
+      const blocks = parseDocument(guide);
+      const faq = blocks.find((block) => block.kind === "faq");
+      expect(faq && faq.kind === "faq" ? faq.items.length : 0, code).toBe(4);
+      expect(guide, code).not.toContain("1.0.0");
+      expect(cards.length, code).toBe(code === "en" ? 0 : 1);
+      if (code !== "en") expect(guide.toLowerCase(), code).not.toMatch(/\b(knock|layoff|undercut|deadwood|meld|bois mort)\b/);
+    }
+    expect(HOW_TO_PLAY.tr[0]).toContain("masaya vur");
+    expect(HOW_TO_PLAY.ka[0]).toContain("დააკაკუნ");
+    expect(HOW_TO_PLAY.ru[0]).toContain("нок");
+  });
+
   it("reads numbered and bulleted lists", () => {
     const blocks = parseDocument("Title\nSetup\n1. one\n2. two\n• a\n• b\nA long sentence that ends with a full stop, so it is a paragraph.");
     expect(blocks.map((block) => block.kind)).toEqual(["title", "heading", "list", "list", "paragraph"]);

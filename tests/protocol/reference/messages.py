@@ -138,8 +138,15 @@ class ErrorCode(StrEnum):
     HISTORY_GONE = "history_gone"
     BAD_ORIGIN = "bad_origin"
     INVALID_ARGUMENT = "invalid_argument"
+    BAD_NAME = "bad_name"
     ALREADY_IN_QUEUE = "already_in_queue"
     IDLE_TIMEOUT = "idle_timeout"
+    HELLO_TIMEOUT = "hello_timeout"
+    TOO_MANY_CONNECTIONS = "too_many_connections"
+    TOO_MANY_ROOMS = "too_many_rooms"
+    TOO_MANY_AI_ROOMS = "too_many_ai_rooms"
+    TOO_MANY_PLAYERS = "too_many_players"
+    TOO_MANY_LOOKUPS = "too_many_lookups"
     INTERNAL = "internal"
 
 
@@ -548,6 +555,7 @@ class CreateRoom(_Checked):
     rules: Annotated[Rules | None, _nested(Rules)] = None
     turn_seconds: Annotated[int | None, _integer(0, 3600)] = None
     stand_in: Annotated[bool | None, _flag] = None
+    public: Annotated[bool | None, _flag] = None
 
     def _check(self) -> None:
         if self.mode == "ai" and self.level is None:
@@ -593,6 +601,7 @@ class Watch(_Checked):
     t: ClassVar[str] = "watch"
     id: Annotated[RequestId, _REQUEST_ID]
     room: Annotated[str, _ROOM]
+    watch_token: Annotated[str | None, _ROOM] = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -603,6 +612,7 @@ class Resume(_Checked):
     id: Annotated[RequestId, _REQUEST_ID]
     room: Annotated[str, _ROOM]
     last_seq: Annotated[int, _integer(-1, MAX_SEQ)]
+    watch_token: Annotated[str | None, _ROOM] = None
 
 
 @dataclass(frozen=True, slots=True)

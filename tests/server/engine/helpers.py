@@ -8,6 +8,7 @@ from protocol.cards import DECK, parse_cards, sort_cards
 from protocol.scoring import MatchRules
 from server.engine import Action, GameState, HandRecord, Move, Phase, apply, legal_actions
 from server.engine.events import Event
+from tests.support.seeds import next_hand_seed
 
 DEFAULT_RULES = MatchRules()
 
@@ -27,8 +28,6 @@ def position(
     results: Sequence[tuple[str, int | None, int]] = (),
     history: Sequence[Move] = (),
     rules: MatchRules = DEFAULT_RULES,
-    seed: int = 0,
-    rng: int = 0,
 ) -> GameState:
     """A validated state with the given hands.
 
@@ -50,8 +49,6 @@ def position(
             scores[record.winner] += record.points
     finished = phase in (Phase.HAND_OVER, Phase.MATCH_OVER)
     state = GameState(
-        seed=seed,
-        rng=rng,
         rules=rules,
         hand_number=len(records) + (0 if finished else 1),
         dealer=dealer,
@@ -80,7 +77,7 @@ def act_with_events(
 ) -> tuple[GameState, list[Event]]:
     action = Action(kind, card)
     assert action in legal_actions(state, seat), f"{action} is not legal for seat {seat}"
-    return apply(state, seat, action)
+    return apply(state, seat, action, next_hand_seed(state))
 
 
 def kinds(actions: Sequence[Action]) -> list[str]:

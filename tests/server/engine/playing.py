@@ -8,6 +8,7 @@ from protocol.cards import DECK, to_mask
 from protocol.melds import min_deadwood_mask
 from server.engine import ACTION_KINDS, CARD_KINDS, Action, GameState, apply, legal_actions
 from server.engine.events import Event
+from tests.support.seeds import next_hand_seed
 
 #: Every action that can be written, legal or not.
 EVERY_ACTION: tuple[Action, ...] = (
@@ -40,5 +41,5 @@ def choose(state: GameState, actions: list[Action], rnd: random.Random) -> Actio
 def random_step(state: GameState, rnd: random.Random) -> tuple[GameState, int, Action, list[Event]]:
     seat = acting_seat(state, rnd)
     action = choose(state, legal_actions(state, seat), rnd)
-    new, events = apply(state, seat, action)
+    new, events = apply(state, seat, action, next_hand_seed(state))
     return new, seat, action, events

@@ -23,8 +23,9 @@ from server.engine import (
 from server.engine.actions import Action
 from tests.server.engine.hands import DEFENDER_79, KNOCK_AT_10, KNOCK_AT_11
 from tests.server.engine.helpers import act, position
+from tests.support.seeds import seed_of
 
-START = new_match(77)
+START = new_match(seed_of(77))
 DISCARDING = position(KNOCK_AT_10, DEFENDER_79, pile="QS", phase=Phase.DISCARD, turn=0)
 TAKEN = act(
     position(KNOCK_AT_10.replace(" KD", ""), DEFENDER_79, pile="KH", turn=0), 0, "draw_discard"

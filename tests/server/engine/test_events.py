@@ -5,6 +5,7 @@ import random
 from server.engine import Phase, deal_event, new_match
 from server.engine.events import Event
 from tests.server.engine.playing import random_step
+from tests.support.seeds import seed_of
 
 
 def replay(events: list[Event]) -> tuple[list[list[str]], list[str], list[str]]:
@@ -34,7 +35,7 @@ def replay(events: list[Event]) -> tuple[list[list[str]], list[str], list[str]]:
 def test_a_hand_can_be_replayed_from_its_events() -> None:
     for seed in range(30):
         rnd = random.Random(seed)
-        state = new_match(seed)
+        state = new_match(seed_of(seed))
         events = [deal_event(state)]
         while state.phase not in (Phase.HAND_OVER, Phase.MATCH_OVER):
             state, _, _, new_events = random_step(state, rnd)
@@ -47,7 +48,7 @@ def test_a_hand_can_be_replayed_from_its_events() -> None:
 
 
 def test_event_examples() -> None:
-    state = new_match(4)
+    state = new_match(seed_of(4))
     event = deal_event(state)
     assert set(event) == {"type", "hand", "dealer", "hands", "upcard", "stock", "scores"}
     rnd = random.Random(1)

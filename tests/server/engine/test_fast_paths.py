@@ -33,6 +33,7 @@ from server.engine import rules as engine_rules
 from server.engine.views import hand_parts, legal_action_dicts, public_game_parts, rules_dict
 from tests.protocol.test_melds_fast_paths import ref_best_arrangement, ref_from_mask
 from tests.server.engine.playing import random_step
+from tests.support.seeds import seed_of
 
 RULE_SETS = (
     MatchRules(),
@@ -115,7 +116,7 @@ def ordered(value: Any) -> Any:
 
 def match_states(seed: int, rules: MatchRules) -> list[GameState]:
     rnd = random.Random(seed)
-    state = new_match(seed, rules)
+    state = new_match(seed_of(seed), rules)
     states = [state]
     while state.phase is not Phase.MATCH_OVER:
         state, _, _, _ = random_step(state, rnd)
@@ -138,7 +139,7 @@ def test_knock_positions_list_knocks_and_gins_as_the_reference() -> None:
     """Hands that can knock are rare in play: deal many meld-rich 11-card hands (only the
     hand, the phase, the turn and the taken card matter to the legal actions)."""
     rnd = random.Random(99)
-    state = new_match(1)
+    state = new_match(seed_of(1))
     knocks = gins = 0
     for _ in range(600):
         low = rnd.randint(0, 8)
@@ -160,7 +161,7 @@ def test_knock_positions_list_knocks_and_gins_as_the_reference() -> None:
 
 @pytest.mark.parametrize("seat", [2, -1, True, None])
 def test_legal_action_dicts_refuses_a_bad_seat_as_legal_actions(seat: Any) -> None:
-    state = new_match(3)
+    state = new_match(seed_of(3))
     with pytest.raises(NoSuchSeat):
         legal_actions(state, seat)
     with pytest.raises(NoSuchSeat):
@@ -186,7 +187,7 @@ def test_evolve_is_replace() -> None:
     assert type(built) is GameState
     assert built == replace(state, **changes)
     kept = {field.name for field in fields(GameState)} - set(changes)
-    assert kept == {"seed", "rng", "rules", "hand_number", "dealer"}
+    assert kept == {"rules", "hand_number", "dealer"}
     for name in kept:
         assert getattr(built, name) is getattr(state, name)
     with pytest.raises(AttributeError):

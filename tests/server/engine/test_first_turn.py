@@ -5,18 +5,19 @@ import pytest
 from server.engine import CannotDiscardTakenCard, Phase, WrongPhase, apply, legal_actions, new_match
 from server.engine.actions import Action
 from tests.server.engine.helpers import act, cards_of, kinds
+from tests.support.seeds import seed_of
 
 SEED = 31
 
 
 def test_the_non_dealer_is_offered_the_upcard_first() -> None:
-    state = new_match(SEED)
+    state = new_match(seed_of(SEED))
     assert legal_actions(state, state.non_dealer) == [Action("take_upcard"), Action("pass")]
     assert legal_actions(state, state.dealer) == []
 
 
 def test_the_dealer_is_offered_the_upcard_after_the_non_dealer_passed() -> None:
-    state = act(new_match(SEED), new_match(SEED).non_dealer, "pass")
+    state = act(new_match(seed_of(SEED)), new_match(seed_of(SEED)).non_dealer, "pass")
     assert state.phase is Phase.SECOND_OFFER
     assert state.turn == state.dealer
     assert legal_actions(state, state.dealer) == [Action("take_upcard"), Action("pass")]
@@ -24,7 +25,7 @@ def test_the_dealer_is_offered_the_upcard_after_the_non_dealer_passed() -> None:
 
 
 def test_pass_pass_then_the_non_dealer_must_draw_from_the_stock() -> None:
-    start = new_match(SEED)
+    start = new_match(seed_of(SEED))
     state = act(start, start.non_dealer, "pass")
     state = act(state, start.dealer, "pass")
     assert state.phase is Phase.FIRST_DRAW
@@ -41,7 +42,7 @@ def test_pass_pass_then_the_non_dealer_must_draw_from_the_stock() -> None:
 
 
 def test_after_pass_pass_the_non_dealer_may_discard_the_upcard_rank_freely() -> None:
-    start = new_match(SEED)
+    start = new_match(seed_of(SEED))
     state = act(start, start.non_dealer, "pass")
     state = act(state, start.dealer, "pass")
     state = act(state, start.non_dealer, "draw_stock")
@@ -55,7 +56,7 @@ def test_after_pass_pass_the_non_dealer_may_discard_the_upcard_rank_freely() -> 
 
 
 def test_non_dealer_takes_the_upcard_then_cannot_discard_it() -> None:
-    start = new_match(SEED)
+    start = new_match(seed_of(SEED))
     upcard = start.discard_pile[-1]
     state = act(start, start.non_dealer, "take_upcard")
     assert upcard in state.hands[start.non_dealer]
@@ -74,7 +75,7 @@ def test_non_dealer_takes_the_upcard_then_cannot_discard_it() -> None:
 def test_after_taking_the_upcard_and_discarding_play_goes_to_the_other_players_normal_turn() -> (
     None
 ):
-    start = new_match(SEED)
+    start = new_match(seed_of(SEED))
     state = act(start, start.non_dealer, "take_upcard")
     discard = cards_of(legal_actions(state, start.non_dealer), "discard")[0]
     state = act(state, start.non_dealer, "discard", discard)
@@ -85,7 +86,7 @@ def test_after_taking_the_upcard_and_discarding_play_goes_to_the_other_players_n
 
 
 def test_dealer_takes_the_upcard_after_the_non_dealer_passed() -> None:
-    start = new_match(SEED)
+    start = new_match(seed_of(SEED))
     upcard = start.discard_pile[-1]
     state = act(start, start.non_dealer, "pass")
     state = act(state, start.dealer, "take_upcard")
@@ -100,14 +101,14 @@ def test_dealer_takes_the_upcard_after_the_non_dealer_passed() -> None:
 
 
 def test_taking_the_upcard_counts_as_a_draw_from_the_discard_pile() -> None:
-    start = new_match(SEED)
+    start = new_match(seed_of(SEED))
     assert act(start, start.non_dealer, "take_upcard").discard_draws == 1
     passed = act(start, start.non_dealer, "pass")
     assert act(passed, start.dealer, "take_upcard").discard_draws == 1
 
 
 def test_the_first_turn_is_in_the_public_history() -> None:
-    start = new_match(SEED)
+    start = new_match(seed_of(SEED))
     upcard = start.discard_pile[-1]
     state = act(start, start.non_dealer, "pass")
     state = act(state, start.dealer, "take_upcard")

@@ -23,6 +23,7 @@ from server.engine import (
     to_text,
 )
 from tests.server.engine.playing import EVERY_ACTION, acting_seat, choose
+from tests.support.seeds import next_hand_seed, seed_of
 
 RULE_SETS = (
     MatchRules(),
@@ -69,7 +70,7 @@ def check_refusal(
         return
     before = state.to_dict() if snapshot else None
     try:
-        apply(state, seat, action)
+        apply(state, seat, action, next_hand_seed(state))
     except IllegalAction:
         assert before is None or state.to_dict() == before
     else:
@@ -82,7 +83,7 @@ def check_every_action(state: GameState) -> None:
         legal = set(legal_actions(state, seat))
         for action in EVERY_ACTION:
             try:
-                apply(state, seat, action)
+                apply(state, seat, action, next_hand_seed(state))
             except IllegalAction:
                 assert action not in legal, f"{action} listed but refused: {to_text(state)}"
             else:
@@ -92,7 +93,7 @@ def check_every_action(state: GameState) -> None:
 def play_match(seed: int, rules: MatchRules, thorough: bool) -> tuple[int, Counter[str]]:
     """Play one match with random legal actions, checking invariants; returns hands played."""
     rnd = random.Random(seed)
-    state = new_match(seed, rules)
+    state = new_match(seed_of(seed), rules)
     hand_winners: list[tuple[int | None, int]] = []
     kinds: Counter[str] = Counter()
     actions_in_hand = 0
@@ -108,7 +109,7 @@ def play_match(seed: int, rules: MatchRules, thorough: bool) -> tuple[int, Count
         legal = legal_by_seat[seat]
         action = choose(state, legal, rnd)
         assert action in legal
-        new, events = apply(state, seat, action)
+        new, events = apply(state, seat, action, next_hand_seed(state))
         step += 1
         actions_in_hand += 1
         assert actions_in_hand <= MAX_ACTIONS_PER_HAND, "the hand never ends"
@@ -152,14 +153,14 @@ def test_random_playouts_keep_every_invariant() -> None:
 def test_random_walks_round_trip_and_accept_exactly_the_legal_actions(
     seed: int, data: st.DataObject
 ) -> None:
-    state = new_match(seed)
+    state = new_match(seed_of(seed))
     for _ in range(data.draw(st.integers(min_value=0, max_value=120), label="steps")):
         if state.phase is Phase.MATCH_OVER:
             break
         seat = state.turn if state.turn is not None else data.draw(st.integers(0, 1))
         legal = legal_actions(state, seat)
         action = data.draw(st.sampled_from(legal))
-        state, _ = apply(state, seat, action)
+        state, _ = apply(state, seat, action, next_hand_seed(state))
         assert GameState.from_dict(state.to_dict()) == state
         assert from_text(to_text(state)) == state
     check_state(state)

@@ -13,6 +13,7 @@ from server.engine.notation import from_text, to_text
 from server.engine.state import move_of
 from tests.server.engine.hands import DEFENDER_79, KNOCK_AT_10
 from tests.server.engine.helpers import act, position
+from tests.support.seeds import seed_of
 
 PLAIN = (dict, list, str, int, bool, type(None))
 
@@ -29,7 +30,7 @@ def assert_plain(value: object) -> None:
 
 
 def sample_states() -> list[GameState]:
-    start = new_match(3, MatchRules(target=150, box_bonus=True))
+    start = new_match(seed_of(3), MatchRules(target=150, box_bonus=True))
     taken = act(start, start.non_dealer, "take_upcard")
     discarding = position(KNOCK_AT_10, DEFENDER_79, phase=Phase.DISCARD, turn=0)
     over = act(
@@ -56,9 +57,10 @@ def test_to_dict_is_plain_data_and_round_trips(state: GameState) -> None:
 
 
 def test_to_dict_form() -> None:
-    state = act(new_match(3), new_match(3).non_dealer, "pass")
+    state = act(new_match(seed_of(3)), new_match(seed_of(3)).non_dealer, "pass")
     data = state.to_dict()
-    assert data["format"] == 1
+    assert data["format"] == 2
+    assert "seed" not in data and "rng" not in data
     assert data["phase"] == "second_offer"
     assert data["rules"] == {
         "target": 100,
@@ -70,8 +72,15 @@ def test_to_dict_form() -> None:
     assert data["taken_card"] is None
 
 
+def test_a_format_1_state_is_read_without_its_seed_and_generator() -> None:
+    """A match stored before: it continues, and its next hand is dealt from a fresh seed."""
+    state = act(new_match(seed_of(3)), new_match(seed_of(3)).non_dealer, "pass")
+    old = {**state.to_dict(), "format": 1, "seed": 12345, "rng": 987654321}
+    assert GameState.from_dict(old) == state
+
+
 def broken(change: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
-    data = new_match(3).to_dict()
+    data = new_match(seed_of(3)).to_dict()
     change(data)
     return data
 
@@ -95,10 +104,9 @@ REJECTED = {
     "unknown card": (lambda d: d["stock"].__setitem__(0, "1S"), "bad rank"),
     "unknown phase": (lambda d: d.__setitem__("phase", "bidding"), "unknown phase"),
     "unknown field": (lambda d: d.__setitem__("extra", 1), "unknown field extra"),
-    "missing field": (lambda d: d.pop("rng"), "lacks rng"),
-    "format": (lambda d: d.__setitem__("format", 2), "format"),
-    "rng too big": (lambda d: d.__setitem__("rng", 1 << 64), "rng"),
-    "negative seed": (lambda d: d.__setitem__("seed", -1), "seed"),
+    "missing field": (lambda d: d.pop("stock"), "lacks stock"),
+    "format": (lambda d: d.__setitem__("format", 3), "format"),
+    "a seed in format 2": (lambda d: d.__setitem__("seed", 1), "unknown field seed"),
     "bool as seat": (lambda d: d.__setitem__("dealer", True), "dealer"),
     "wrong turn": (lambda d: d.__setitem__("turn", d["dealer"]), "turn"),
     "scores not the sum": (lambda d: d.__setitem__("scores", [5, 0]), "not the sum"),
@@ -137,7 +145,7 @@ def test_from_dict_rejects_a_state_where_nobody_reached_the_target_but_the_match
 
 
 def test_from_dict_rejects_a_first_turn_history_that_is_not_the_passes() -> None:
-    data = new_match(3).to_dict()
+    data = new_match(seed_of(3)).to_dict()
     data["history"] = [{"seat": data["turn"], "kind": "pass"}]
     with pytest.raises(ValueError, match="passes only"):
         GameState.from_dict(data)
@@ -156,7 +164,7 @@ def test_from_dict_rejects_a_finished_hand_whose_history_does_not_end_it() -> No
 
 
 def test_from_dict_accepts_a_hand_in_any_order() -> None:
-    state = new_match(3)
+    state = new_match(seed_of(3))
     data = state.to_dict()
     data["hands"][0].reverse()
     assert GameState.from_dict(data) == state
@@ -222,7 +230,7 @@ def test_move_of_refuses_a_move_that_cannot_exist() -> None:
 
 
 def play_to_the_discard_phase() -> GameState:
-    state = new_match(11)
+    state = new_match(seed_of(11))
     state = act(state, state.non_dealer, "pass")
     state = act(state, state.dealer, "pass")
     state = act(state, state.non_dealer, "draw_stock")

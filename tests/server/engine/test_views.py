@@ -9,6 +9,7 @@ import pytest
 from protocol.cards import DECK
 from server.engine import GameState, Phase, apply, deal_event, legal_actions, new_match
 from server.engine.views import event_for, game_view
+from tests.support.seeds import next_hand_seed, seed_of
 
 CARDS = frozenset(DECK)
 
@@ -38,12 +39,14 @@ def visible_to(state: GameState, seat: int | None, seen: set[str]) -> set[str]:
 
 def play(seed: int, steps: int) -> Iterator[tuple[GameState, int, list[dict[str, Any]]]]:
     rng = random.Random(seed)
-    state = new_match(seed)
+    state = new_match(seed_of(seed))
     for _ in range(steps):
         if state.phase is Phase.MATCH_OVER:
             return
         seat = next(s for s in (0, 1) if legal_actions(state, s))
-        state, events = apply(state, seat, rng.choice(legal_actions(state, seat)))
+        state, events = apply(
+            state, seat, rng.choice(legal_actions(state, seat)), next_hand_seed(state)
+        )
         yield state, seat, events
 
 
@@ -69,13 +72,13 @@ def test_no_view_or_event_shows_a_card_its_recipient_may_not_see(seed: int) -> N
 
 
 def test_spectator_view_has_no_hand_and_no_actions() -> None:
-    view = game_view(new_match(3), None)
+    view = game_view(new_match(seed_of(3)), None)
     assert "cards" not in view and view["legal_actions"] == []
-    assert set(cards_in(view)) == set(new_match(3).discard_pile)
+    assert set(cards_in(view)) == set(new_match(seed_of(3)).discard_pile)
 
 
 def test_player_view_has_own_hand_arrangement_and_legal_actions() -> None:
-    state = new_match(3)
+    state = new_match(seed_of(3))
     seat = state.non_dealer
     view = game_view(state, seat)
     assert sorted(view["cards"]) == sorted(state.hands[seat])
@@ -85,7 +88,7 @@ def test_player_view_has_own_hand_arrangement_and_legal_actions() -> None:
 
 
 def test_deal_event_gives_each_seat_only_its_own_cards() -> None:
-    state = new_match(11)
+    state = new_match(seed_of(11))
     event = deal_event(state)
     for seat in (0, 1):
         copy = event_for(event, seat)

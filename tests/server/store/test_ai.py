@@ -177,3 +177,12 @@ async def test_a_request_without_a_token_is_wanted(store: Store, redis_url: str)
     requests = await store.claim_ai_requests("w1", count=10)
     assert [(r.entry_id, r.ask) for r in requests] == [(as_text(entry_id), None)]
     assert await store.superseded_ai_requests(requests) == []
+
+
+async def test_a_request_carries_the_rank_of_its_asker(store: Store) -> None:
+    await store.request_ai_seat("r1", 1, "easy", rank=2)
+    await store.request_ai_seat("r2", 1, "easy")
+    claimed = await store.claim_ai_requests("w1", count=2)
+    assert [(request.room_id, request.rank) for request in claimed] == [("r1", 2), ("r2", 0)]
+    with pytest.raises(ValueError):
+        await store.request_ai_seat("r3", 1, "easy", rank=-1)

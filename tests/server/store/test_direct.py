@@ -214,3 +214,61 @@ def test_on_uvloop_as_the_server_runs(redis_url: str) -> None:
             direct.close()
 
     assert uvloop.run(main()) == [b"uv"] * 50
+
+
+async def test_written_runs_once_while_the_command_is_in_flight(redis_url: str) -> None:
+    """``execute(..., written=...)`` runs the caller's work once the command is sent, while
+    Redis runs it: after the caller queued it, before its reply."""
+    direct = DirectConnection(redis_url, StoreConfig())
+    try:
+        await direct.execute("PING")  # the connection is open
+        seen: list[bool] = []
+        command = asyncio.ensure_future(
+            direct.execute("BLPOP", "nothing", "0.2", written=lambda: seen.append(command.done()))
+        )
+        assert seen == []  # not run while the command is being queued
+        assert await command is None
+        assert seen == [False]
+    finally:
+        direct.close()
+
+
+async def test_written_runs_once_across_a_reconnect(redis_url: str, raw: Redis) -> None:
+    direct = DirectConnection(redis_url, StoreConfig())
+    try:
+        await direct.execute("PING")
+        await raw.client_kill_filter(_type="normal", skipme=True)
+        await asyncio.sleep(0.05)  # the kill reaches the direct connection
+        seen: list[int] = []
+        assert await direct.execute("PING", written=lambda: seen.append(1)) == b"PONG"
+        assert seen == [1]
+    finally:
+        direct.close()
+
+
+async def test_a_commit_runs_while_waiting_before_it_returns(store: Store) -> None:
+    await store.create_room("r1", b"s0")
+    seen: list[str] = []
+    result = await store.commit("r1", 0, b"s1", b"c1", while_waiting=lambda: seen.append("w"))
+    assert result.ok and seen == ["w"]
+    refused = await store.commit("r1", 0, b"s2", b"c2", while_waiting=lambda: seen.append("x"))
+    assert not refused.ok and seen == ["w", "x"]  # it needs no outcome: it runs either way
+
+
+async def test_a_failing_written_costs_the_other_commands_nothing(redis_url: str) -> None:
+    direct = DirectConnection(redis_url, StoreConfig())
+    try:
+        await direct.execute("PING")
+        seen: list[int] = []
+
+        def fail() -> None:
+            raise RuntimeError("the caller's own bug")
+
+        replies = await asyncio.gather(
+            direct.execute("PING", written=fail),
+            direct.execute("PING", written=lambda: seen.append(1)),
+        )
+        assert list(replies) == [b"PONG", b"PONG"] and seen == [1]
+        assert await direct.execute("PING") == b"PONG"
+    finally:
+        direct.close()

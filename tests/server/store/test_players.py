@@ -71,7 +71,7 @@ async def test_bad_stats_are_refused(store: Store) -> None:
 async def test_a_player_not_seen_for_the_retention_period_is_forgotten(
     store_factory: StoreFactory, raw: Redis
 ) -> None:
-    store = await store_factory(config=StoreConfig(player_ttl_seconds=2))
+    store = await store_factory(config=StoreConfig(new_player_ttl_seconds=2))
     assert await store.create_player("pttl", "h", "Ada")
     assert 0 < await raw.ttl(keys.player("pttl")) <= 2
     await asyncio.sleep(1.2)
@@ -80,3 +80,20 @@ async def test_a_player_not_seen_for_the_retention_period_is_forgotten(
     await asyncio.sleep(2.5)
     assert await store.get_player("pttl") is None
     assert not await store.touch_player("pttl")
+
+
+async def test_a_player_is_kept_long_only_once_they_finished_a_hand(
+    store_factory: StoreFactory, raw: Redis
+) -> None:
+    store = await store_factory(
+        config=StoreConfig(new_player_ttl_seconds=100, player_ttl_seconds=10_000)
+    )
+    assert await store.create_player("p-new", "h", "Ada")
+    assert 0 < await raw.ttl(keys.player("p-new")) <= 100
+    await store.add_stats("p-new", matches=0, wins=0)  # no hand yet
+    assert await store.touch_player("p-new")
+    assert 0 < await raw.ttl(keys.player("p-new")) <= 100
+    await store.add_stats("p-new", hands=1, points=12)
+    assert 100 < await raw.ttl(keys.player("p-new")) <= 10_000
+    assert await store.touch_player("p-new")
+    assert 100 < await raw.ttl(keys.player("p-new")) <= 10_000

@@ -183,9 +183,72 @@ async def test_expire_room(store: Store, raw: Redis) -> None:
     for key in keys.room_keys("r1")[:4]:
         assert 0 < await raw.ttl(key) <= 600
     assert await store.active_room_count() == 0
-    assert (await store.commit("r1", 1, b"s2", b"c2")).ok
-    assert 0 < await raw.ttl(keys.room("r1")) <= 600  # a commit keeps the TTL
+    assert (await store.commit("r1", 1, b"s2", b"c2", ttl_seconds=600)).ok
+    assert 0 < await raw.ttl(keys.room("r1")) <= 600  # a commit sets the room's TTL again
     assert await store.expire_room("r1", 0)
     assert await store.load_room("r1") is None
     assert await raw.keys("{room:r1}*") == []
     assert not await store.expire_room("r1", 60)
+
+
+# --- lifetimes: a room expires after a time with no change, never by its age ----------------
+
+
+async def test_a_room_lives_its_ttl_from_creation_and_each_commit_pushes_it(
+    store_factory: StoreFactory, raw: Redis
+) -> None:
+    store = await store_factory(config=StoreConfig(room_ttl_seconds=1000))
+    await store.create_room("r1", b"s0", b"c0")
+    for key in (keys.room("r1"), keys.room_version("r1"), keys.room_events("r1")):
+        assert 0 < await raw.ttl(key) <= 1000, key
+    for key in (keys.room("r1"), keys.room_version("r1"), keys.room_events("r1")):
+        await raw.expire(key, 5)  # as if 995 s had passed without a change
+    assert (await store.commit("r1", 0, b"s1", b"c1", "p:1")).ok
+    for key in (keys.room("r1"), keys.room_version("r1"), keys.room_events("r1")):
+        assert 5 < await raw.ttl(key) <= 1000, key
+    assert await store.load_room("r1") == (1, b"s1")
+    assert (await store.commit("r1", 1, b"s2", b"c2", ttl_seconds=30)).ok
+    assert 0 < await raw.ttl(keys.room("r1")) <= 30
+
+
+async def test_a_private_room_may_be_created_with_a_shorter_life(store: Store, raw: Redis) -> None:
+    await store.create_room("r1", b"s0", ttl_seconds=60)
+    for key in (keys.room("r1"), keys.room_version("r1"), keys.room_events("r1")):
+        assert 0 < await raw.ttl(key) <= 60, key
+
+
+async def test_a_refused_commit_leaves_the_ttl_alone(store: Store, raw: Redis) -> None:
+    await store.create_room("r1", b"s0", ttl_seconds=60)
+    assert (await store.commit("r1", 5, b"s1", b"c1", ttl_seconds=9999)).status is (
+        CommitStatus.STALE
+    )
+    assert 0 < await raw.ttl(keys.room("r1")) <= 60
+
+
+async def test_the_sweep_cleans_any_number_of_gone_rooms_from_the_index_in_one_run(
+    store: Store, raw: Redis
+) -> None:
+    await raw.zadd(keys.rooms_active(), {f"gone{i}": 1000 + i for i in range(1234)})
+    for name in ("old-alive", "young-alive"):
+        await store.create_room(name, b"s0", ttl_seconds=100)
+    await raw.zadd(keys.rooms_active(), {"old-alive": 1}, xx=True)
+    cutoff = 1_000_000  # everything scored before this is due for a look
+    removed = await store.sweep_active_rooms(cutoff, batch=100)
+    assert removed == 1234
+    assert sorted(await raw.zrange(keys.rooms_active(), 0, -1)) == [b"old-alive", b"young-alive"]
+    due = await raw.zscore(keys.rooms_active(), "old-alive")
+    assert due is not None and cutoff < due <= cutoff + 100_000  # when its TTL runs out
+    assert await store.sweep_active_rooms(cutoff) == 0
+
+
+async def test_the_sweep_gives_a_room_without_a_ttl_one(
+    store_factory: StoreFactory, raw: Redis
+) -> None:
+    store = await store_factory(config=StoreConfig(room_ttl_seconds=100))
+    await store.create_room("legacy", b"s0")
+    for key in keys.room_keys("legacy")[:3]:
+        await raw.persist(key)  # as rooms were made before they had a TTL
+    await raw.zadd(keys.rooms_active(), {"legacy": 1}, xx=True)
+    assert await store.sweep_active_rooms(1_000_000) == 0
+    for key in keys.room_keys("legacy")[:3]:
+        assert 0 < await raw.ttl(key) <= 100, key

@@ -1,12 +1,51 @@
 // Pieces every page uses: the header (title, connection status, language, navigation) and
 // the card faces.
 
-import type { App } from "../app";
 import { cardName, face, sortMeld } from "../cards";
-import { h, type Attrs } from "../dom";
-import { LANGS, getLang, isLang, t } from "../i18n";
+import { h, type Attrs, type Child } from "../dom";
+import { DICTIONARIES, LANGS, getLang, isLang, t, type MessageKey } from "../i18n";
+import type { AppActions, Question } from "./actions";
 
-export function renderHeader(app: App): HTMLElement {
+/** A name kept whole inside text of either direction (a Latin name in an Arabic heading). */
+export function bdi(name: string): HTMLElement {
+  return h("bdi", null, name);
+}
+
+/** A translated sentence whose parameters may be elements (names in <bdi>). */
+export function say(key: MessageKey, params: Record<string, Child> = {}): Child[] {
+  const template = DICTIONARIES[getLang()][key] ?? DICTIONARIES.en[key];
+  return template.split(/(\{\w+\})/).map((part) => {
+    const name = /^\{(\w+)\}$/.exec(part)?.[1];
+    return name !== undefined && name in params ? params[name] : part;
+  });
+}
+
+/** `say` of a sentence about a seat: the "you" form when it is the reader's own. */
+export function saySeat(key: string, isMe: boolean, params: Record<string, Child> = {}): Child[] {
+  const own = `${key}.me`;
+  return say((isMe && own in DICTIONARIES.en ? own : key) as MessageKey, params);
+}
+
+/** The page's yes/no question, over everything else. */
+export function renderQuestion(app: AppActions, question: Question): HTMLElement {
+  return h(
+    "div",
+    { class: "question-backdrop" },
+    h(
+      "section",
+      { class: "question panel", role: "alertdialog", "aria-modal": "true", "aria-labelledby": "question-text", "data-testid": "confirm" },
+      h("p", { id: "question-text" }, question.text),
+      h(
+        "div",
+        { class: "buttons" },
+        h("button", { class: "primary", "data-key": "confirm-yes", "data-testid": "confirm-yes", onclick: () => app.answer(true) }, question.yes),
+        h("button", { "data-key": "confirm-no", "data-testid": "confirm-no", onclick: () => app.answer(false) }, t("action.cancel")),
+      ),
+    ),
+  );
+}
+
+export function renderHeader(app: AppActions): HTMLElement {
   const select = h(
     "select",
     {

@@ -1,22 +1,14 @@
-// The lobby: play an AI, a friend (private room, invite code) or anyone (quick match); the
-// recent finished hands to replay; my stats.
+// The lobby: play an AI, a friend (private room, invite code, the room's options) or anyone
+// (quick match); this browser's matches still in play; the finished hands to replay (this
+// browser's, by match, and everybody's recent ones); my stats.
 
-import type { App } from "../app";
 import { h } from "../dom";
-import { t, type MessageKey } from "../i18n";
-
-/** One recent hand as the server lists it (the lobby ack or GET /api/hands). */
-export interface LobbyHand {
-  id?: string;
-  room?: string;
-  hand?: number;
-  players?: (string | null)[];
-  kind?: string;
-  winner?: number | null;
-  points?: number;
-  result?: { kind?: string; winner?: number | null; points?: number; hand?: number } | null;
-  finished_at?: number;
-}
+import { getLang, t, type MessageKey } from "../i18n";
+import { displayName, isDefaultName } from "../names";
+import type { LobbyHand } from "../protocol";
+import type { PlayedHand } from "../storage";
+import type { AppActions, RoomOptions } from "./actions";
+import { bdi, say } from "./common";
 
 export function handId(hand: LobbyHand): string | null {
   if (typeof hand.id === "string") return hand.id;
@@ -30,19 +22,178 @@ function resultLine(hand: LobbyHand): string {
   const winner = hand.winner ?? hand.result?.winner;
   const points = hand.points ?? hand.result?.points;
   if (!kind) return "";
-  const name = typeof winner === "number" ? (hand.players?.[winner] ?? "") : "";
+  const name = typeof winner === "number" ? `\u2068${displayName(hand.players?.[winner])}\u2069` : "";
   if (kind === "dead") return t("result.dead");
   return t(`result.${kind}` as MessageKey, { name, points: points ?? 0 });
 }
 
-export function renderLobby(app: App): HTMLElement {
+function when(ms: number): string {
+  return new Date(ms).toLocaleString(getLang(), { dateStyle: "medium", timeStyle: "short" });
+}
+
+function replayLink(app: AppActions, id: string, label: string, match = false): HTMLElement {
+  return h(
+    "a",
+    {
+      href: `/replay/${id}${match ? "?match=1" : ""}`,
+      class: "button",
+      "data-key": `replay-${id}${match ? "-match" : ""}`,
+      onclick: (event: MouseEvent) => {
+        if (event.ctrlKey || event.metaKey) return;
+        event.preventDefault();
+        app.navigate(match ? { name: "replay", id, match: true } : { name: "replay", id });
+      },
+    },
+    label,
+  );
+}
+
+/** The options of a new room, kept on the app while the lobby re-renders. */
+function renderOptions(options: RoomOptions): HTMLElement {
+  const rules = (options.rules ??= {});
+  const check = (name: "game_bonus" | "box_bonus" | "shutout_bonus") =>
+    h(
+      "label",
+      { class: "check" },
+      h("input", { type: "checkbox", "data-testid": `option-${name}`, checked: rules[name] === true, onchange: (event: Event) => (rules[name] = (event.target as HTMLInputElement).checked) }),
+      " ",
+      t(`options.${name}` as MessageKey),
+    );
+  return h(
+    "details",
+    { class: "room-options", "data-testid": "room-options" },
+    h("summary", null, t("options.title")),
+    h(
+      "div",
+      { class: "options-grid" },
+      h(
+        "label",
+        null,
+        t("options.targetLabel"),
+        " ",
+        h("input", {
+          type: "number",
+          min: "1",
+          max: "10000",
+          value: String(rules.target ?? 100),
+          "data-testid": "option-target",
+          onchange: (event: Event) => {
+            const value = Number((event.target as HTMLInputElement).value);
+            if (Number.isInteger(value) && value >= 1 && value <= 10_000) rules.target = value;
+          },
+        }),
+      ),
+      check("game_bonus"),
+      check("box_bonus"),
+      check("shutout_bonus"),
+      h("p", { class: "hint" }, t("options.peopleOnly")),
+      h(
+        "label",
+        null,
+        t("options.clockLabel"),
+        " ",
+        h(
+          "select",
+          { "data-testid": "option-clock", onchange: (event: Event) => (options.turn_seconds = Number((event.target as HTMLSelectElement).value)) },
+          [0, 30, 60, 120].map((n) => h("option", { value: String(n), selected: (options.turn_seconds ?? 0) === n }, n ? t("options.clockOn", { n }) : t("options.clockOff"))),
+        ),
+      ),
+      h(
+        "label",
+        { class: "check" },
+        h("input", { type: "checkbox", "data-testid": "option-stand-in", checked: options.stand_in === true, onchange: (event: Event) => (options.stand_in = (event.target as HTMLInputElement).checked) }),
+        " ",
+        t("options.standIn"),
+      ),
+    ),
+  );
+}
+
+function renderMyMatches(app: AppActions): HTMLElement | null {
+  const matches = app.matches;
+  if (matches.length === 0) return null;
+  return h(
+    "section",
+    { class: "panel wide", "aria-labelledby": "h-matches" },
+    h("h2", { id: "h-matches" }, t("lobby.myMatches")),
+    h(
+      "ul",
+      { class: "recent", "data-testid": "my-matches" },
+      [...matches].reverse().map((match) =>
+        h(
+          "li",
+          { "data-room": match.room },
+          h("span", { class: "who" }, say("lobby.versus", { name: bdi(displayName(match.opponent, match.opponentAi)) })),
+          h("span", { class: "what" }, t(`lobby.mode.${match.mode}` as MessageKey), " · ", when(match.since)),
+          h(
+            "button",
+            { class: "primary", "data-key": `back-to-${match.room}`, "data-testid": `back-to-${match.room}`, onclick: () => app.navigate({ name: "room", id: match.room }) },
+            t("lobby.backToIt"),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+function renderMyHands(app: AppActions): HTMLElement | null {
+  const hands = app.playedHands;
+  if (hands.length === 0) return null;
+  const byRoom = new Map<string, PlayedHand[]>();
+  for (const hand of hands) byRoom.set(hand.room, [...(byRoom.get(hand.room) ?? []), hand]);
+  const rooms = [...byRoom.entries()].sort((a, b) => b[1][b[1].length - 1].at - a[1][a[1].length - 1].at);
+  return h(
+    "section",
+    { class: "panel wide", "aria-labelledby": "h-my-hands" },
+    h("h2", { id: "h-my-hands" }, t("lobby.myHands")),
+    h(
+      "ul",
+      { class: "my-hands", "data-testid": "my-hands" },
+      rooms.map(([room, played]) => {
+        const first = played[0];
+        const players = first.players.map((name, seat) => displayName(name, first.ai[seat] ?? null));
+        return h(
+          "li",
+          { "data-room": room },
+          h(
+            "p",
+            { class: "match-line" },
+            h("span", { class: "who" }, say("lobby.handLine", { a: bdi(players[0] ?? "?"), b: bdi(players[1] ?? "?") })),
+            " · ",
+            h("span", { class: "what" }, when(first.at)),
+            " ",
+            replayLink(app, first.id, t("sheet.replayMatch"), true),
+          ),
+          h(
+            "ol",
+            { class: "hands" },
+            [...played].sort((a, b) => a.hand - b.hand).map((hand) =>
+              h(
+                "li",
+                null,
+                h("span", null, t("table.handNo", { n: hand.hand }), " · ", resultLine({ kind: hand.kind, winner: hand.winner, points: hand.points, players: players })),
+                " ",
+                replayLink(app, hand.id, t("lobby.replay")),
+              ),
+            ),
+          ),
+        );
+      }),
+    ),
+  );
+}
+
+export function renderLobby(app: AppActions, options: RoomOptions): HTMLElement {
   const tracker = app.session.tracker;
-  const inMatch = tracker && tracker.view?.status !== "finished";
-  const name = app.session.name ?? "";
+  // the list of matches in play offers each one; the button is for a match not listed yet
+  const inMatch = tracker && tracker.view?.status !== "finished" && !app.matches.some((match) => match.room === tracker.room);
+  const name = displayName(app.session.name);
+  const chosen = app.session.name !== null && !isDefaultName(app.session.name);
   const nameInput = h("input", {
     id: "player-name",
     "data-key": "player-name",
-    value: name,
+    "data-testid": "player-name",
+    value: app.session.name === null ? "" : name,
     maxlength: "32",
     autocomplete: "nickname",
   });
@@ -72,7 +223,7 @@ export function renderLobby(app: App): HTMLElement {
             class: `primary level-${level}`,
             "data-key": `ai-${level}`,
             "data-testid": `play-ai-${level}`,
-            onclick: () => void app.createRoom("ai", level),
+            onclick: () => void app.createRoom("ai", level, { rules: { ...options.rules } }),
           },
           t(`level.${level}`),
         ),
@@ -86,7 +237,7 @@ export function renderLobby(app: App): HTMLElement {
     h("h2", { id: "h-friend" }, t("lobby.friend")),
     h(
       "button",
-      { class: "primary", "data-key": "create-private", "data-testid": "create-private", onclick: () => void app.createRoom("private") },
+      { class: "primary", "data-key": "create-private", "data-testid": "create-private", onclick: () => void app.createRoom("private", undefined, { ...options, rules: { ...options.rules } }) },
       t("lobby.create"),
     ),
     h(
@@ -135,11 +286,18 @@ export function renderLobby(app: App): HTMLElement {
             hands.slice(0, 12).map((hand) => {
               const id = handId(hand);
               const players = hand.players ?? [];
+              const number = hand.hand ?? hand.result?.hand;
               return h(
                 "li",
                 null,
-                h("span", { class: "who" }, t("lobby.handLine", { a: players[0] ?? "?", b: players[1] ?? "?" })),
-                h("span", { class: "what" }, resultLine(hand)),
+                h("span", { class: "who" }, say("lobby.handLine", { a: bdi(displayName(players[0])), b: bdi(displayName(players[1])) })),
+                h(
+                  "span",
+                  { class: "what" },
+                  typeof number === "number" ? `${t("table.handNo", { n: number })} · ` : "",
+                  resultLine(hand),
+                  typeof hand.finished_at === "number" ? ` · ${when(hand.finished_at * 1000)}` : "",
+                ),
                 id
                   ? h(
                       "a",
@@ -156,6 +314,7 @@ export function renderLobby(app: App): HTMLElement {
                       t("lobby.replay"),
                     )
                   : null,
+                typeof hand.room === "string" ? replayLink(app, `${hand.room}-1`, t("lobby.wholeMatch"), true) : null,
               );
             }),
           ),
@@ -180,7 +339,8 @@ export function renderLobby(app: App): HTMLElement {
     h(
       "section",
       { class: "panel hello wide" },
-      h("h1", { tabindex: "-1" }, t("lobby.welcome", { name: name || "…" })),
+      h("h1", { tabindex: "-1" }, say("lobby.welcome", { name: bdi(app.session.name === null ? "…" : name) })),
+      chosen || app.session.name === null ? null : h("p", { class: "hint", "data-testid": "name-hint" }, t("lobby.chooseName")),
       h(
         "form",
         {
@@ -207,9 +367,12 @@ export function renderLobby(app: App): HTMLElement {
           )
         : null,
     ),
+    renderMyMatches(app),
+    h("section", { class: "panel wide options-panel" }, renderOptions(options)),
     aiSection,
     friendSection,
     quickSection,
+    renderMyHands(app),
     recentSection,
     statsSection,
   );

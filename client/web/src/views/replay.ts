@@ -1,47 +1,130 @@
-// A finished hand, move by move, every card shown: first, back, forward, last, play.
+// A finished hand, move by move, every card shown: first, back, forward, last, play (the
+// arrow keys, Home and End too); the hands of its match one after another, and in match mode
+// playing goes on into the next hand until the match's last.
 
-import type { App } from "../app";
 import { cardName } from "../cards";
 import { h } from "../dom";
 import { direction, getLang, t, type MessageKey } from "../i18n";
 import { buildFrames, type Frame, type HandRecord } from "../replay-model";
-import { cardBack, cardGroup, cardView } from "./common";
+import type { AppActions } from "./actions";
+import { displayName } from "../names";
+import { bdi, cardBack, cardGroup, cardView, say } from "./common";
 import { resultHand, resultHeadline } from "./result";
 
 const PLAY_EVERY_MS = 900;
 
+const NEXT_HAND_AFTER_MS = 1800;
+
+/** A hand id is the room's id and the hand's number: ROOM-N. */
+function siblingId(record: HandRecord | null, step: number): string | null {
+  const room = record?.room;
+  const hand = record?.hand;
+  if (typeof room !== "string" || typeof hand !== "number" || hand + step < 1) return null;
+  return `${room}-${hand + step}`;
+}
+
 export class ReplayController {
-  readonly id: string;
+  id: string;
+  /** Play on into the match's next hands. */
+  readonly matchMode: boolean;
+  /** The last hand of the match is shown (its next one was not found). */
+  lastOfMatch = false;
   record: HandRecord | null = null;
   frames: Frame[] = [];
   index = 0;
   playing = false;
   failed = false;
-  private timer: ReturnType<typeof setInterval> | null = null;
+  private timer: ReturnType<typeof setTimeout> | null = null;
   private readonly changed: () => void;
 
-  constructor(id: string, changed: () => void) {
+  constructor(id: string, changed: () => void, matchMode = false) {
     this.id = id;
     this.changed = changed;
+    this.matchMode = matchMode;
+  }
+
+  private static async fetchHand(id: string): Promise<HandRecord | null> {
+    const response = await fetch(`/api/hands/${encodeURIComponent(id)}`);
+    if (response.status === 404) return null;
+    if (!response.ok) throw new Error(String(response.status));
+    return (await response.json()) as HandRecord;
   }
 
   async load(): Promise<void> {
     try {
-      const response = await fetch(`/api/hands/${encodeURIComponent(this.id)}`);
-      if (!response.ok) throw new Error(String(response.status));
-      this.record = (await response.json()) as HandRecord;
-      this.frames = buildFrames(this.record);
-      this.index = 0;
+      const record = await ReplayController.fetchHand(this.id);
+      if (record === null) throw new Error("not found");
+      this.show(this.id, record);
     } catch {
       this.failed = true;
     }
     this.changed();
   }
 
+  private show(id: string, record: HandRecord): void {
+    this.id = id;
+    this.record = record;
+    this.frames = buildFrames(record);
+    this.index = 0;
+    this.lastOfMatch = false;
+  }
+
+  /** Show the match's previous (-1) or next (+1) hand; false when there is none. */
+  async hand(step: number): Promise<boolean> {
+    const id = siblingId(this.record, step);
+    if (id === null || (step > 0 && this.endsMatch)) {
+      if (step > 0) this.lastOfMatch = true;
+      this.changed();
+      return false;
+    }
+    let record: HandRecord | null = null;
+    try {
+      record = await ReplayController.fetchHand(id);
+    } catch {
+      record = null;
+    }
+    if (record === null) {
+      if (step > 0) this.lastOfMatch = true;
+      this.changed();
+      return false;
+    }
+    this.show(id, record);
+    this.changed();
+    return true;
+  }
+
+  /** Whether this hand ended its match (its events end with match_over). */
+  get endsMatch(): boolean {
+    return (this.record?.events ?? []).some((event) => event.type === "match_over");
+  }
+
+  get hasPrevious(): boolean {
+    return typeof this.record?.hand === "number" && this.record.hand > 1;
+  }
+
   go(index: number): void {
     this.index = Math.max(0, Math.min(this.frames.length - 1, index));
-    if (this.index === this.frames.length - 1) this.pause();
+    if (this.index === this.frames.length - 1) {
+      const playing = this.playing;
+      this.pause();
+      if (playing && this.matchMode) this.playNextHand();
+    }
     this.changed();
+  }
+
+  /** At the end of a hand in match mode: a moment on its result, then the next hand. */
+  private playNextHand(): void {
+    this.playing = true;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.hand(1).then((found) => {
+        if (found) this.play();
+        else {
+          this.playing = false;
+          this.changed();
+        }
+      });
+    }, NEXT_HAND_AFTER_MS);
   }
 
   play(): void {
@@ -54,7 +137,10 @@ export class ReplayController {
 
   pause(): void {
     this.playing = false;
-    if (this.timer !== null) clearInterval(this.timer);
+    if (this.timer !== null) {
+      clearInterval(this.timer);
+      clearTimeout(this.timer);
+    }
     this.timer = null;
   }
 
@@ -65,7 +151,7 @@ export class ReplayController {
 
 function caption(frame: Frame, players: string[]): string {
   const event = frame.event;
-  const name = (seat: unknown) => players[typeof seat === "number" ? seat : 0] ?? "?";
+  const name = (seat: unknown) => `\u2068${players[typeof seat === "number" ? seat : 0] ?? "?"}\u2069`;
   const card = typeof event.card === "string" ? cardName(event.card) : "";
   switch (event.type) {
     case "deal":
@@ -81,7 +167,7 @@ function caption(frame: Frame, players: string[]): string {
   }
 }
 
-export function renderReplay(app: App, replay: ReplayController): HTMLElement {
+export function renderReplay(app: AppActions, replay: ReplayController): HTMLElement {
   if (replay.failed) {
     return h("section", { class: "panel" }, h("h1", { tabindex: "-1" }, t("replay.notFound")), backLink(app));
   }
@@ -89,7 +175,7 @@ export function renderReplay(app: App, replay: ReplayController): HTMLElement {
     return h("section", { class: "panel" }, h("h1", { tabindex: "-1" }, t("replay.loading")));
   }
   const record = replay.record;
-  const players = (record.players ?? []).map((name, seat) => name ?? `${t("player.unknown")} ${seat + 1}`);
+  const players = (record.players ?? []).map((name, seat) => (name ? displayName(name) : `${t("player.unknown")} ${seat + 1}`));
   const frame = replay.frames[replay.index];
   const last = replay.frames.length - 1;
   // arrows point the way the page reads: mirrored right to left
@@ -104,7 +190,7 @@ export function renderReplay(app: App, replay: ReplayController): HTMLElement {
     return h(
       "section",
       { class: "replay-seat", "aria-label": players[seat], "data-testid": `replay-hand-${seat}` },
-      h("h2", null, players[seat], record.dealer === seat ? h("span", { class: "badge dealer" }, t("table.dealer")) : null),
+      h("h2", null, bdi(players[seat]), record.dealer === seat ? h("span", { class: "badge dealer" }, t("table.dealer")) : null),
       frame.result
         ? resultHand(frame.result, seat, players[seat])
         : h("div", { class: "hand small", dir: "ltr" }, hand.map((card) => cardView(card, { class: card === moved ? "moved" : "" }))),
@@ -115,7 +201,14 @@ export function renderReplay(app: App, replay: ReplayController): HTMLElement {
   return h(
     "div",
     { class: "replay", "data-testid": "replay", "data-step": String(replay.index), "data-steps": String(replay.frames.length) },
-    h("h1", { tabindex: "-1" }, t("replay.title", { n: record.hand ?? 1 }), " · ", t("lobby.handLine", { a: players[0] ?? "?", b: players[1] ?? "?" })),
+    h("h1", { tabindex: "-1", "data-testid": "replay-heading" }, t("replay.title", { n: record.hand ?? 1 }), " · ", say("lobby.handLine", { a: bdi(players[0] ?? "?"), b: bdi(players[1] ?? "?") })),
+    h(
+      "p",
+      { class: "buttons match-steps" },
+      h("button", { "data-key": "replay-prev-hand", "data-testid": "replay-prev-hand", disabled: !replay.hasPrevious, onclick: () => { replay.pause(); void replay.hand(-1); } }, t("replay.prevHand")),
+      h("button", { "data-key": "replay-next-hand", "data-testid": "replay-next-hand", disabled: replay.lastOfMatch || replay.endsMatch, onclick: () => { replay.pause(); void replay.hand(1); } }, t("replay.nextHand")),
+      replay.lastOfMatch || replay.endsMatch ? h("span", { class: "hint", "data-testid": "replay-match-end" }, t("replay.matchEnd")) : null,
+    ),
     h(
       "div",
       { class: "replay-controls buttons", role: "toolbar", "aria-label": t("replay.title", { n: record.hand ?? 1 }) },
@@ -152,6 +245,6 @@ export function renderReplay(app: App, replay: ReplayController): HTMLElement {
   );
 }
 
-function backLink(app: App): HTMLElement {
+function backLink(app: AppActions): HTMLElement {
   return h("button", { "data-key": "back-lobby", onclick: () => app.navigate({ name: "lobby" }) }, t("match.lobby"));
 }

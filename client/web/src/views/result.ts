@@ -1,16 +1,22 @@
 // The end of a hand: both hands in their melds, the layoffs, both deadwood totals, the kind
 // and the points, the match score; then the end of the match with the rematch.
 
-import type { App } from "../app";
 import { cardName, shortName, sortCards, sortMeld } from "../cards";
 import { h } from "../dom";
 import { t, tSeat, type MessageKey } from "../i18n";
 import type { HandOver, RoomView } from "../protocol";
-import { cardGroup, cardView } from "./common";
+import type { AppActions } from "./actions";
+import { bdi, cardGroup, cardView, say, saySeat } from "./common";
 
 export function resultHeadline(result: HandOver, name: (seat: number) => string, me: number | null = null): string {
   if (result.kind === "dead" || result.winner === null) return t("result.dead");
-  return tSeat(`result.${result.kind}`, result.winner === me, { name: name(result.winner), points: result.points });
+  return tSeat(`result.${result.kind}`, result.winner === me, { name: `\u2068${name(result.winner)}\u2069`, points: result.points });
+}
+
+/** The headline as elements: the winner's name in <bdi>. */
+function headlineParts(result: HandOver, name: (seat: number) => string, me: number | null) {
+  if (result.kind === "dead" || result.winner === null) return [t("result.dead")];
+  return saySeat(`result.${result.kind}`, result.winner === me, { name: bdi(name(result.winner)), points: result.points });
 }
 
 /** One seat's hand at the end: melds, deadwood and the total. */
@@ -25,7 +31,7 @@ export function resultHand(result: HandOver, seat: number, name: string): HTMLEl
     h(
       "h3",
       null,
-      name,
+      bdi(name),
       knocked ? h("span", { class: "badge" }, result.kind === "gin" ? t("result.kind.gin") : t("result.knocker")) : null,
     ),
     h(
@@ -67,7 +73,7 @@ function layoffList(result: HandOver): HTMLElement | null {
   );
 }
 
-export function renderResult(app: App, view: RoomView, result: HandOver, pending: boolean): HTMLElement {
+export function renderResult(app: AppActions, view: RoomView, result: HandOver, pending: boolean): HTMLElement {
   const game = view.game!;
   const me = view.seat ?? 0;
   const other = 1 - me;
@@ -80,13 +86,17 @@ export function renderResult(app: App, view: RoomView, result: HandOver, pending
     "section",
     { class: "result panel", role: "region", "aria-labelledby": "result-title", "data-testid": "hand-result", "data-kind": result.kind },
     h("h2", { id: "result-title", tabindex: "-1" }, t("result.title", { n: result.hand })),
-    h("p", { class: `headline kind-${result.kind}`, "data-testid": "result-headline" }, h("span", { class: "kind" }, t(`result.kind.${result.kind}` as MessageKey)), " · ", resultHeadline(result, name, view.seat)),
+    h("p", { class: `headline kind-${result.kind}`, "data-testid": "result-headline" }, h("span", { class: "kind" }, t(`result.kind.${result.kind}` as MessageKey)), " · ", headlineParts(result, name, view.seat)),
     h("div", { class: "result-hands" }, resultHand(result, me, name(me)), resultHand(result, other, name(other))),
     layoffList(result),
     h(
       "p",
       { class: "match-score", "data-testid": "match-score" },
-      `${t("result.scores")}: ${name(me)} ${scores[me]} – ${name(other)} ${scores[other]} · ${t("result.toTarget", { target })}`,
+      `${t("result.scores")}: `,
+      bdi(name(me)),
+      ` ${scores[me]} – `,
+      bdi(name(other)),
+      ` ${scores[other]} · ${t("result.toTarget", { target })}`,
     ),
     matchOver
       ? null
@@ -100,7 +110,7 @@ export function renderResult(app: App, view: RoomView, result: HandOver, pending
   );
 }
 
-export function renderMatchOver(app: App, view: RoomView): HTMLElement {
+export function renderMatchOver(app: AppActions, view: RoomView): HTMLElement {
   const me = view.seat;
   const name = (seat: number) => app.seatName(view, seat);
   const match = view.game?.match;
@@ -110,19 +120,22 @@ export function renderMatchOver(app: App, view: RoomView): HTMLElement {
   const other = me === null ? null : 1 - me;
   const first = me ?? 0;
   const otherAsked = other !== null && view.rematch?.[other];
-  let headline: string;
-  if (typeof view.forfeit === "number") headline = t("match.forfeit", { name: name(view.forfeit) });
-  else if (winner !== null && winner === me) headline = t("match.youWon");
-  else if (winner !== null) headline = t("match.won", { name: name(winner) });
-  else headline = t("match.over");
+  const forfeit = typeof view.forfeit === "number" ? view.forfeit : null;
+  let headline;
+  if (forfeit !== null && me === forfeit) headline = say("match.youLeft");
+  else if (forfeit !== null && me !== null) headline = say("match.forfeitWin", { name: bdi(name(forfeit)) });
+  else if (forfeit !== null) headline = say("match.forfeitWon", { winner: bdi(name(1 - forfeit)), name: bdi(name(forfeit)) });
+  else if (winner !== null && winner === me) headline = say("match.youWon");
+  else if (winner !== null) headline = say("match.won", { name: bdi(name(winner)) });
+  else headline = say("match.over");
   return h(
     "section",
     { class: "match-over panel", role: "region", "aria-labelledby": "match-title", "data-testid": "match-over" },
     h("h2", { id: "match-title", tabindex: "-1" }, t("match.over")),
-    h("p", { class: "headline" }, headline),
-    h("p", { class: "match-score" }, t("match.totals", { a: `${name(first)} ${totals[first]}`, b: `${name(1 - first)} ${totals[1 - first]}` })),
-    otherAsked && !asked && other !== null ? h("p", null, t("match.rematchAsked", { name: name(other) })) : null,
-    asked && other !== null ? h("p", { class: "hint" }, t("match.rematchWaiting", { name: name(other) })) : null,
+    h("p", { class: "headline", "data-testid": "match-headline" }, headline),
+    h("p", { class: "match-score" }, say("match.totals", { a: [bdi(name(first)), ` ${totals[first]}`], b: [bdi(name(1 - first)), ` ${totals[1 - first]}`] })),
+    otherAsked && !asked && other !== null ? h("p", null, say("match.rematchAsked", { name: bdi(name(other)) })) : null,
+    asked && other !== null ? h("p", { class: "hint" }, say("match.rematchWaiting", { name: bdi(name(other)) })) : null,
     h(
       "div",
       { class: "buttons" },

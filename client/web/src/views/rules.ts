@@ -1,4 +1,5 @@
-// How to play: how this page works, then the source documents in the chosen language.
+// How to play: the friendly page in the chosen language, how this site works, and the rules
+// card of the source documents as the reference.
 
 import { HOW_TO_PLAY, parseDocument, type Block } from "../content";
 import { h } from "../dom";
@@ -20,16 +21,24 @@ function renderBlock(block: Block, first: boolean): HTMLElement {
 }
 
 export function renderRules(lang: Lang): HTMLElement {
-  const documents = HOW_TO_PLAY[lang];
+  const [guide, ...cards] = HOW_TO_PLAY[lang];
   return h(
     "article",
     { class: "rules panel", "data-testid": "rules", lang },
-    documents.map((text, index) => h("section", { class: "document" }, parseDocument(text).map((block, at) => renderBlock(block, index === 0 && at === 0)))),
+    h("section", { class: "document", "data-testid": "how-to-play" }, parseDocument(guide).map((block, at) => renderBlock(block, at === 0))),
     h(
       "section",
       { class: "document controls" },
       h("h2", null, t("rules.controls")),
       h("ul", null, (["rules.c1", "rules.c2", "rules.c3", "rules.c4", "rules.c5"] as const).map((key) => h("li", null, t(key)))),
+    ),
+    cards.map((text) =>
+      h(
+        "details",
+        { class: "document rules-card", "data-testid": "rules-card" },
+        h("summary", null, t("rules.card")),
+        parseDocument(text).map((block) => renderBlock(block, false)),
+      ),
     ),
   );
 }

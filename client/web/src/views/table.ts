@@ -2,13 +2,15 @@
 // middle, your hand at the bottom (melds grouped, deadwood counted by the server), the moves
 // of this hand, and the result when the hand is over. Every move is a click, a drag, or a key.
 
-import type { App } from "../app";
 import { cardName, shortName, sortCards, sortMeld } from "../cards";
 import { h } from "../dom";
 import { t, tSeat } from "../i18n";
 import type { Action, GameView, RoomView } from "../protocol";
-import { cardBack, cardFace } from "./common";
+import type { AppActions } from "./actions";
+import { routePath } from "../routes";
+import { bdi, cardBack, cardFace, say } from "./common";
 import { renderMatchOver, renderResult } from "./result";
+import { renderRoomRules, renderScoreSheet } from "./score-sheet";
 
 const DRAG_TYPE = "application/x-gin-move";
 const PLAYING = new Set(["first_offer", "second_offer", "first_draw", "draw", "discard"]);
@@ -23,7 +25,7 @@ function dragData(event: DragEvent): string | null {
 }
 
 /** What clicking (or dropping) a card of the hand does now, if anything. */
-function cardAction(app: App, game: GameView, card: string): Action | null {
+function cardAction(app: AppActions, game: GameView, card: string): Action | null {
   if (app.pick === "knock" && legal(game, "knock", card)) return { kind: "knock", card };
   if (app.pick === "gin" && legal(game, "gin", card)) return { kind: "gin", card };
   if (app.pick === null && legal(game, "discard", card)) return { kind: "discard", card };
@@ -37,7 +39,7 @@ function drawAction(game: GameView, source: "stock" | "discard"): Action | null 
   return null;
 }
 
-function statusLine(app: App, view: RoomView, game: GameView): string {
+function statusLine(app: AppActions, view: RoomView, game: GameView): string {
   const seat = view.seat;
   if (!PLAYING.has(game.phase) || view.status !== "playing") return "";
   if (seat !== null && game.turn === seat) {
@@ -54,10 +56,17 @@ function statusLine(app: App, view: RoomView, game: GameView): string {
         return legal(game, "knock") ? t("turn.discardKnock") : t("turn.discard");
     }
   }
-  return t("turn.theirs", { name: app.seatName(view, game.turn ?? 0) });
+  return t("turn.theirs", { name: `\u2068${app.seatName(view, game.turn ?? 0)}\u2069` });
 }
 
-function seatBadges(app: App, view: RoomView, seat: number): HTMLElement[] {
+/** How to play a move, in the words of the pointer at hand (a finger has nothing to drag). */
+function moveHint(app: AppActions, game: GameView): string | null {
+  if (app.pick || (game.phase !== "draw" && game.phase !== "discard")) return null;
+  const touch = window.matchMedia?.("(pointer: coarse)").matches ?? false;
+  return t(touch ? "turn.tapHint" : "turn.dragHint");
+}
+
+function seatBadges(app: AppActions, view: RoomView, seat: number): HTMLElement[] {
   const info = view.seats?.[seat];
   const badges: HTMLElement[] = [];
   if (!info) return badges;
@@ -70,17 +79,24 @@ function seatBadges(app: App, view: RoomView, seat: number): HTMLElement[] {
   return badges;
 }
 
-function renderOpponent(app: App, view: RoomView, game: GameView | null, seat: number): HTMLElement {
+/** A seat whose cards the reader does not see: the opponent at the top, or for a watcher
+ * either seat (seat 1 at the top, seat 0 at the bottom). */
+function renderOpponent(app: AppActions, view: RoomView, game: GameView | null, seat: number, place: "top" | "bottom" = "top"): HTMLElement {
   const count = game?.hand_sizes?.[seat] ?? 0;
-  const theirTurn = game !== null && game.turn === seat && PLAYING.has(game.phase);
+  const theirTurn = view.status === "playing" && game !== null && game.turn === seat && PLAYING.has(game.phase);
   const name = app.seatName(view, seat);
   return h(
     "section",
-    { class: `seat opponent${theirTurn ? " active" : ""}`, "aria-label": name, "data-testid": "opponent" },
+    {
+      class: `seat ${place === "top" ? "opponent" : "watched"}${theirTurn ? " active" : ""}`,
+      "aria-label": name,
+      "data-testid": place === "top" ? "opponent" : "watched-seat",
+      "data-seat-index": String(seat),
+    },
     h(
       "div",
       { class: "seat-info" },
-      h("span", { class: "name" }, name),
+      h("bdi", { class: "name" }, name),
       seatBadges(app, view, seat),
       game ? h("span", { class: "score", "aria-hidden": "true" }, String(game.scores[seat])) : null,
       theirTurn ? h("span", { class: "thinking", "data-testid": "thinking" }, h("span", { class: "dots", "aria-hidden": "true" }, h("i"), h("i"), h("i"))) : null,
@@ -93,7 +109,7 @@ function renderOpponent(app: App, view: RoomView, game: GameView | null, seat: n
   );
 }
 
-function renderPiles(app: App, game: GameView): HTMLElement {
+function renderPiles(app: AppActions, game: GameView): HTMLElement {
   const stockMove = drawAction(game, "stock");
   const discardMove = drawAction(game, "discard");
   const top = game.discard_pile[game.discard_pile.length - 1];
@@ -166,7 +182,7 @@ function renderPiles(app: App, game: GameView): HTMLElement {
   );
 }
 
-function renderActions(app: App, game: GameView): HTMLElement | null {
+function renderActions(app: AppActions, game: GameView): HTMLElement | null {
   const buttons: HTMLElement[] = [];
   if (legal(game, "take_upcard")) {
     buttons.push(h("button", { class: "primary", "data-key": "take", "data-testid": "take-upcard", onclick: () => app.act({ kind: "take_upcard" }) }, t("action.take")));
@@ -187,7 +203,7 @@ function renderActions(app: App, game: GameView): HTMLElement | null {
   return buttons.length ? h("div", { class: "actions buttons" }, buttons) : null;
 }
 
-function renderHand(app: App, view: RoomView, game: GameView): HTMLElement {
+function renderHand(app: AppActions, view: RoomView, game: GameView): HTMLElement {
   const cards = game.cards ?? [];
   const melds = game.melds ?? [];
   const inMelds = new Set(melds.flat());
@@ -234,7 +250,7 @@ function renderHand(app: App, view: RoomView, game: GameView): HTMLElement {
       : null,
   ];
   const seat = view.seat ?? 0;
-  const myTurn = game.turn === seat && PLAYING.has(game.phase);
+  const myTurn = view.status === "playing" && game.turn === seat && PLAYING.has(game.phase);
   return h(
     "section",
     {
@@ -255,7 +271,7 @@ function renderHand(app: App, view: RoomView, game: GameView): HTMLElement {
     h(
       "div",
       { class: "seat-info" },
-      h("span", { class: "name" }, t("seat.you", { name: app.session.name ?? "" })),
+      h("span", { class: "name" }, say("seat.you", { name: bdi(app.seatName({ ...view, seat: null }, seat)) })),
       seatBadges(app, view, seat),
       h("span", { class: "score", "aria-hidden": "true" }, String(game.scores[seat])),
       h("span", { class: "deadwood", "data-testid": "deadwood" }, t("table.deadwood", { n: game.deadwood_points ?? 0 })),
@@ -264,7 +280,7 @@ function renderHand(app: App, view: RoomView, game: GameView): HTMLElement {
   );
 }
 
-function renderHistory(app: App, view: RoomView, game: GameView): HTMLElement {
+function renderHistory(app: AppActions, view: RoomView, game: GameView): HTMLElement {
   const entries = game.history ?? [];
   return h(
     "details",
@@ -286,7 +302,7 @@ function renderHistory(app: App, view: RoomView, game: GameView): HTMLElement {
             const name = app.seatName(view, move.seat);
             const card = move.card ?? "";
             const mine = move.seat === view.seat;
-            const text = tSeat(`history.${move.kind}`, mine, { name, card: card ? shortName(card) : "" });
+            const text = tSeat(`history.${move.kind}`, mine, { name: `\u2068${name}\u2069`, card: card ? shortName(card) : "" });
             const spoken = tSeat(`history.${move.kind}`, mine, { name, card: card ? cardName(card) : "" });
             return h("li", { class: move.seat === view.seat ? "mine" : "theirs" }, h("span", { "aria-hidden": "true", dir: "auto" }, text), h("span", { class: "sr-only" }, spoken));
           }),
@@ -294,7 +310,7 @@ function renderHistory(app: App, view: RoomView, game: GameView): HTMLElement {
   );
 }
 
-function renderWaiting(app: App, view: RoomView): HTMLElement {
+function renderWaiting(app: AppActions, view: RoomView): HTMLElement {
   if (view.invite) {
     const link = `${location.origin}/join/${view.invite}`;
     return h(
@@ -321,36 +337,64 @@ function renderWaiting(app: App, view: RoomView): HTMLElement {
   );
 }
 
-export function renderTable(app: App): HTMLElement {
+/** The link that lets a friend watch a room that is not public (a stranger cannot). */
+function renderWatchLink(app: AppActions, room: string, token: string): HTMLElement {
+  const link = `${location.origin}${routePath({ name: "room", id: room, watch: token })}`;
+  return h(
+    "button",
+    { class: "link", "data-key": "watch-link", "data-testid": "watch-link", "data-link": link, onclick: () => void app.copy(link) },
+    app.copied ? t("invite.copied") : t("invite.watchLink"),
+  );
+}
+
+export function renderTable(app: AppActions): HTMLElement {
   const view = app.view;
   if (!view) return h("p", { class: "loading", "data-testid": "table-loading" }, t("conn.connecting"));
-  const game = view.game;
-  if (view.status === "waiting" || !game) return h("div", { class: "table waiting" }, renderWaiting(app, view));
+  if (view.status === "waiting" || !view.game) return h("div", { class: "table waiting" }, renderWaiting(app, view));
+  // a finished match offers no move, whatever state its last hand was left in
+  const game: GameView = view.status === "finished" ? { ...view.game, legal_actions: [] } : view.game;
 
   const seat = view.seat;
   const me = seat ?? 0;
   const other = 1 - me;
-  const myTurn = seat !== null && game.turn === seat && PLAYING.has(game.phase);
-  const over = game.phase === "hand_over" || game.phase === "match_over";
   const finished = view.status === "finished";
+  const myTurn = !finished && seat !== null && game.turn === seat && PLAYING.has(game.phase);
+  const over = game.phase === "hand_over" || game.phase === "match_over";
   const result = over && game.last_hand ? game.last_hand : app.pendingResult && app.pendingResult.hand < game.hand ? app.pendingResult : null;
   const pending = !over && result !== null;
   const target = game.rules?.target ?? 100;
   const status = statusLine(app, view, game);
 
+  const owner = (index: number) =>
+    h("span", { class: "owner", "data-testid": `score-${index}` }, bdi(app.seatName(view, index)), " ", h("b", null, String(game.scores[index])));
+  const scoreLabel =
+    seat === null
+      ? t("table.scoreWatchLabel", { a: app.seatName(view, 0), x: game.scores[0], b: app.seatName(view, 1), y: game.scores[1], target })
+      : t("table.scoreLabel", { you: game.scores[me], name: app.seatName(view, other), them: game.scores[other], target });
   const scoreboard = h(
     "p",
-    { class: "scoreboard", "data-testid": "scoreboard", "aria-label": t("table.scoreLabel", { you: game.scores[me], name: app.seatName(view, other), them: game.scores[other], target }) },
+    { class: "scoreboard", "data-testid": "scoreboard", "aria-label": scoreLabel },
     h("span", { class: "hand-no" }, t("table.handNo", { n: game.hand })),
     " · ",
-    h("span", { dir: "ltr" }, t("table.score", { you: game.scores[me], them: game.scores[other], target })),
-    view.turn_deadline && PLAYING.has(game.phase) ? h("span", { class: "clock", "data-clock": true }, t("table.clock", { n: Math.max(0, Math.ceil(view.turn_deadline - Date.now() / 1000)) })) : null,
+    h("span", { class: "owners", "aria-hidden": "true" }, owner(me), " – ", owner(other)),
+    " · ",
+    h("span", { class: "target" }, t("table.target", { target })),
+    view.turn_deadline && PLAYING.has(game.phase) && !finished && game.turn !== null
+      ? h(
+          "span",
+          { class: "clock", "data-testid": "turn-clock" },
+          bdi(app.seatName(view, game.turn)),
+          " · ",
+          h("span", { "data-clock": true }, t("table.clock", { n: Math.max(0, Math.ceil(view.turn_deadline - Date.now() / 1000)) })),
+        )
+      : null,
   );
 
   const table = h(
     "div",
     {
-      class: `table${myTurn ? " my-turn" : ""}${over ? " over" : ""}`,
+      class: `table${myTurn ? " my-turn" : ""}${over ? " over" : ""}${finished ? " finished" : ""}${seat === null ? " watching" : ""}`,
+      inert: finished ? true : undefined,
       "data-testid": "table",
       "data-phase": game.phase,
       "data-turn": game.turn === null ? "" : String(game.turn),
@@ -369,37 +413,63 @@ export function renderTable(app: App): HTMLElement {
         { class: "turn" },
         status ? h("p", { class: `status${myTurn ? " mine" : ""}`, "data-testid": "turn-status" }, status) : null,
         myTurn ? renderActions(app, game) : null,
-        myTurn && (game.phase === "draw" || game.phase === "discard") ? h("p", { class: "hint small-print" }, t("turn.dragHint")) : null,
+        myTurn && moveHint(app, game) ? h("p", { class: "hint small-print", "data-testid": "move-hint" }, moveHint(app, game)) : null,
       ),
     ),
-    seat === null ? renderOpponent(app, view, game, me) : renderHand(app, view, game),
+    seat === null ? renderOpponent(app, view, game, me, "bottom") : renderHand(app, view, game),
     renderHistory(app, view, game),
   );
   const overlays: HTMLElement[] = [];
   if (result && !(finished && typeof view.forfeit === "number")) overlays.push(renderResult(app, view, result, pending));
   if (finished) overlays.push(renderMatchOver(app, view));
-  if (seat === null) overlays.unshift(h("p", { class: "hint" }, t("table.spectating")));
+  const watching =
+    seat === null
+      ? h("p", { class: "watching-banner", "data-testid": "watching" }, say("table.watching", { a: bdi(app.seatName(view, 0)), b: bdi(app.seatName(view, 1)) }))
+      : null;
   return h(
     "div",
     { class: "table-page" },
+    watching,
     overlays.length ? h("div", { class: "overlay" }, overlays) : null,
+    seat !== null && !finished ? renderAwayChoice(app, view, 1 - seat) : null,
     table,
+    renderRoomRules(view, game),
+    renderScoreSheet(app, view, game),
     h(
       "p",
       { class: "leave-row" },
+      seat !== null && view.watch_token ? renderWatchLink(app, view.room, view.watch_token) : null,
       !finished && seat !== null
         ? h(
             "button",
             {
               class: "link",
               "data-key": "leave",
-              onclick: () => {
-                if (window.confirm(t("table.leaveConfirm"))) void app.leave();
-              },
+              "data-testid": "leave",
+              onclick: () => void app.leave(),
             },
             t("table.leave"),
           )
         : null,
+    ),
+  );
+}
+
+/** The choice a player gets when the opponent stays away past the grace period. */
+function renderAwayChoice(app: AppActions, view: RoomView, away: number): HTMLElement | null {
+  const info = view.seats?.[away];
+  if (!info?.away_choice || !info.away) return null;
+  return h(
+    "section",
+    { class: "away-choice", "data-testid": "away-choice" },
+    h("p", {}, t("away.choice", { name: app.seatName(view, away) })),
+    h(
+      "p",
+      { class: "actions" },
+      h("button", { class: "primary", "data-testid": "claim-win", onclick: () => void app.decideForAway("claim_win") }, t("away.claimWin")),
+      info.stand_in
+        ? null
+        : h("button", { "data-testid": "call-stand-in", onclick: () => void app.decideForAway("stand_in") }, t("away.standIn")),
     ),
   );
 }

@@ -1,0 +1,78 @@
+// What a view may read of the app and ask it to do. The app implements it; views import this
+// module (types only) and never the app, so the app can import the views without a circle.
+
+import type { Lang } from "../i18n";
+import type { Action, HandOver, LobbyHand, RoomView } from "../protocol";
+import type { Route } from "../routes";
+import type { ConnStatus, Session } from "../session";
+import type { PlayedHand, SavedMatch, Stats } from "../storage";
+
+export type PickMode = "knock" | "gin" | null;
+
+/** What the last applied change moved, for a short animation on the next render. */
+export interface Motion {
+  drawn: string | null;
+  drawnFrom: "stock" | "discard" | null;
+  discarded: string | null;
+  discardedBy: "me" | "them" | null;
+}
+
+/** A yes/no question the page asks before something that cannot be undone. */
+export interface Question {
+  text: string;
+  /** The label of the button that goes ahead (the other one cancels). */
+  yes: string;
+  resolve(yes: boolean): void;
+}
+
+/** A new room's options (create_room): match rules, turn clock, AI stand-in. */
+export interface RoomOptions {
+  rules?: { target?: number; game_bonus?: boolean; box_bonus?: boolean; shutout_bonus?: boolean };
+  turn_seconds?: number;
+  stand_in?: boolean;
+}
+
+export interface AppActions {
+  // --- what a view reads
+  readonly route: Route;
+  readonly status: ConnStatus;
+  readonly session: Pick<Session, "name" | "tracker" | "unfollow">;
+  /** The followed room's view when the page shows that room, else null. */
+  readonly view: RoomView | null;
+  readonly pick: PickMode;
+  readonly busy: boolean;
+  readonly queued: boolean;
+  readonly lobbyHands: readonly LobbyHand[] | null;
+  readonly stats: Stats | null;
+  readonly pendingResult: HandOver | null;
+  readonly motion: Motion | null;
+  readonly rematchAsked: boolean;
+  readonly copied: boolean;
+  /** Whether the move history is unfolded; the table view keeps it as the player leaves it. */
+  historyOpen: boolean;
+  /** This browser's matches still in play (and those of them the page does not show). */
+  readonly matches: readonly SavedMatch[];
+  readonly otherMatches: readonly SavedMatch[];
+  /** The finished hands this browser played. */
+  readonly playedHands: readonly PlayedHand[];
+  readonly question: Question | null;
+  seatName(view: RoomView | null, seat: number): string;
+
+  // --- what a view asks for
+  render(): void;
+  navigate(route: Route, replace?: boolean): void;
+  changeLang(lang: Lang): void;
+  setName(name: string): Promise<void>;
+  createRoom(mode: "ai" | "private", level?: string, options?: RoomOptions): Promise<void>;
+  answer(yes: boolean): void;
+  quickMatch(): Promise<void>;
+  cancelQuickMatch(): Promise<void>;
+  leave(): Promise<void>;
+  rematch(): Promise<void>;
+  act(action: Action): void;
+  setPick(mode: PickMode): void;
+  dismissResult(): void;
+  copy(text: string): Promise<void>;
+  /** The opponent is away past the grace: claim the win, or let an AI play for them. */
+  decideForAway(kind: "claim_win" | "stand_in"): Promise<void>;
+}

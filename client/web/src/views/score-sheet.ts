@@ -1,0 +1,114 @@
+// The match at a glance beside the table: the room's options (target, bonuses, turn clock)
+// and the score sheet, one line a finished hand (how it ended, the points, the running
+// totals), each line opening that hand's replay.
+
+import { h } from "../dom";
+import { t, type MessageKey } from "../i18n";
+import type { GameView, RoomView } from "../protocol";
+import type { AppActions } from "./actions";
+import { bdi } from "./common";
+
+export function handReplayId(room: string, hand: number): string {
+  return `${room}-${hand}`;
+}
+
+export function renderRoomRules(view: RoomView, game: GameView): HTMLElement {
+  const rules = game.rules ?? { target: 100 };
+  const bonuses = (["game_bonus", "box_bonus", "shutout_bonus"] as const).filter((name) => rules[name]).map((name) => t(`options.${name}` as MessageKey));
+  const clock = view.turn_seconds ? t("options.clockOn", { n: view.turn_seconds }) : t("options.clockOff");
+  return h(
+    "p",
+    { class: "room-rules small-print", "data-testid": "room-rules" },
+    t("options.target", { target: rules.target }),
+    " · ",
+    bonuses.length ? t("options.bonuses", { list: bonuses.join(", ") }) : t("options.noBonuses"),
+    " · ",
+    clock,
+  );
+}
+
+export function renderScoreSheet(app: AppActions, view: RoomView, game: GameView): HTMLElement | null {
+  const results = game.results ?? [];
+  if (results.length === 0) return null;
+  const first = view.seat ?? 0;
+  const second = 1 - first;
+  const totals = [0, 0];
+  const rows = results.map((result, index) => {
+    const hand = index + 1;
+    if (result.winner !== null && result.winner !== undefined) totals[result.winner] += result.points;
+    const id = handReplayId(view.room, hand);
+    const who = result.winner === null || result.kind === "dead" ? "—" : bdi(app.seatName(view, result.winner));
+    return h(
+      "tr",
+      { "data-testid": `sheet-hand-${hand}` },
+      h("td", null, String(hand)),
+      h("td", null, t(`result.kind.${result.kind}` as MessageKey)),
+      h("td", null, who),
+      h("td", { class: "num" }, String(result.points)),
+      h("td", { class: "num" }, String(totals[first])),
+      h("td", { class: "num" }, String(totals[second])),
+      h(
+        "td",
+        null,
+        h(
+          "a",
+          {
+            href: `/replay/${id}`,
+            "data-key": `sheet-replay-${hand}`,
+            "data-testid": `sheet-replay-${hand}`,
+            onclick: (event: MouseEvent) => {
+              if (event.ctrlKey || event.metaKey) return;
+              event.preventDefault();
+              app.navigate({ name: "replay", id });
+            },
+          },
+          t("lobby.replay"),
+        ),
+      ),
+    );
+  });
+  return h(
+    "section",
+    { class: "score-sheet panel", "aria-labelledby": "sheet-title", "data-testid": "score-sheet" },
+    h("h2", { id: "sheet-title" }, t("sheet.title")),
+    h(
+      "table",
+      null,
+      h(
+        "thead",
+        null,
+        h(
+          "tr",
+          null,
+          h("th", { scope: "col" }, t("sheet.hand")),
+          h("th", { scope: "col" }, t("sheet.how")),
+          h("th", { scope: "col" }, t("sheet.winner")),
+          h("th", { scope: "col", class: "num" }, t("sheet.points")),
+          h("th", { scope: "col", class: "num" }, bdi(app.seatName(view, first))),
+          h("th", { scope: "col", class: "num" }, bdi(app.seatName(view, second))),
+          h("th", { scope: "col" }, h("span", { class: "sr-only" }, t("lobby.replay"))),
+        ),
+      ),
+      h("tbody", null, rows),
+    ),
+    h(
+      "p",
+      null,
+      h(
+        "a",
+        {
+          href: `/replay/${handReplayId(view.room, 1)}?match=1`,
+          class: "button",
+          "data-key": "replay-match",
+          "data-testid": "replay-match",
+          onclick: (event: MouseEvent) => {
+            if (event.ctrlKey || event.metaKey) return;
+            event.preventDefault();
+            app.navigate({ name: "replay", id: handReplayId(view.room, 1), match: true });
+          },
+        },
+        t("sheet.replayMatch"),
+      ),
+    ),
+  );
+}

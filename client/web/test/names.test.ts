@@ -1,0 +1,67 @@
+import { describe, expect, it } from "vitest";
+import { setLang } from "../src/i18n";
+import { aiName, displayName, isDefaultName } from "../src/names";
+import { parseRoute, routePath } from "../src/routes";
+import { Persist, type KeyValue } from "../src/storage";
+
+class MemoryStore implements KeyValue {
+  readonly data = new Map<string, string>();
+  getItem(key: string): string | null {
+    return this.data.get(key) ?? null;
+  }
+  setItem(key: string, value: string): void {
+    this.data.set(key, value);
+  }
+  removeItem(key: string): void {
+    this.data.delete(key);
+  }
+}
+
+describe("names the server makes", () => {
+  it("draws a default name and an AI seat in the page's language", () => {
+    setLang("ru");
+    expect(displayName("Player y_cVv")).toBe("Игрок y_cVv");
+    expect(displayName("AI (easy)")).toBe("ИИ · Лёгкий");
+    expect(displayName("Ada", "hard")).toBe("ИИ · Сложный");
+    setLang("en");
+    expect(displayName("AI (hard)")).toBe(aiName("hard"));
+    expect(aiName("hard")).toBe("AI · Hard");
+  });
+
+  it("leaves a person's own name as given", () => {
+    setLang("ar");
+    expect(displayName("Player One")).toBe("Player One");
+    expect(displayName("AI (best)")).toBe("AI (best)");
+    expect(isDefaultName("Player y_cVv")).toBe(true);
+    expect(isDefaultName("Players y_cVv")).toBe(false);
+    setLang("en");
+  });
+});
+
+describe("a whole match's replay address", () => {
+  it("keeps ?match=1", () => {
+    expect(parseRoute("/replay/r1-2", "?match=1")).toEqual({ name: "replay", id: "r1-2", match: true });
+    expect(parseRoute("/replay/r1-2", "")).toEqual({ name: "replay", id: "r1-2" });
+    expect(routePath({ name: "replay", id: "r1-2", match: true })).toBe("/replay/r1-2?match=1");
+  });
+});
+
+describe("this browser's matches and hands", () => {
+  it("keeps each match once, with when it was first seen, and forgets it", () => {
+    const persist = new Persist(new MemoryStore());
+    persist.keepMatch({ room: "a", mode: "quick", opponent: "Ada", opponentAi: null, since: 1 });
+    persist.keepMatch({ room: "b", mode: "ai", opponent: "AI (easy)", opponentAi: "easy", since: 2 });
+    persist.keepMatch({ room: "a", mode: "quick", opponent: "Ada", opponentAi: null, since: 3 });
+    expect(persist.matches.map((match) => [match.room, match.since])).toEqual([["a", 1], ["b", 2]]);
+    persist.forgetMatch("a");
+    expect(persist.matches.map((match) => match.room)).toEqual(["b"]);
+  });
+
+  it("keeps each finished hand once", () => {
+    const persist = new Persist(new MemoryStore());
+    const hand = { id: "a-1", room: "a", hand: 1, players: ["Ada", "Bea"], ai: [null, null], kind: "knock", winner: 0, points: 7, at: 5 };
+    persist.keepHand(hand);
+    persist.keepHand({ ...hand, at: 6 });
+    expect(persist.playedHands).toEqual([hand]);
+  });
+});

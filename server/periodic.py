@@ -1,0 +1,163 @@
+"""The periodic work of a process: turn clocks, stand-ins, AI seat leases, owed records and the
+retention sweep (``Upkeep.run``, one task per process)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from typing import Any
+
+from server.ai_seats import AiSeatKeeper
+from server.blobs import decode_room, encode_change
+from server.commits import Commits
+from server.hub import Hub
+from server.requests import RequestFailed
+from server.room import Room, expire_turn, open_away_choice, records_due, start_stand_in
+from server.settings import Settings
+from server.store import CommitStatus, Store
+
+log = logging.getLogger(__name__)
+
+#: Records still owed this long after their change was noted are written by the sweep.
+OWED_GRACE_SECONDS = 5.0
+#: Records owed by changes whose process died before writing them are looked for this often.
+OWED_SWEEP_EVERY = 2.0
+#: The retention sweep runs this often, or four times per ``GIN_ROOM_IDLE`` when shorter.
+SWEEP_EVERY = 60.0
+
+
+class Upkeep:
+    def __init__(
+        self,
+        store: Store,
+        hub: Hub,
+        commits: Commits,
+        settings: Settings,
+        ai_seats: AiSeatKeeper,
+    ) -> None:
+        self._store = store
+        self._hub = hub
+        self._commits = commits
+        self._settings = settings
+        self._ai_seats = ai_seats
+
+    async def run(self, interval: float) -> None:
+        """Every ``interval`` (or a third of an AI lease, when shorter): the turn clocks and
+        the stand-ins; the other work at its own pace."""
+        loop = asyncio.get_running_loop()
+        next_sweep = loop.time()
+        next_lease = loop.time()
+        next_owed = loop.time()
+        lease_every = self._ai_seats.lease_seconds / 3
+        room_idle = self._settings.room_idle_seconds
+        while True:
+            await asyncio.sleep(min(interval, lease_every))
+            try:
+                await self.expire_turns()
+                await self.start_stand_ins()
+                await self.open_away_choices()
+                if loop.time() >= next_owed:
+                    next_owed = loop.time() + OWED_SWEEP_EVERY
+                    await self.write_owed_records()
+                if loop.time() >= next_lease:
+                    next_lease = loop.time() + lease_every
+                    await self._ai_seats.renew()
+                    await self._ai_seats.reclaim()
+                if loop.time() >= next_sweep:
+                    next_sweep = loop.time() + min(SWEEP_EVERY, room_idle / 4)
+                    await self.sweep_idle_rooms()
+            except Exception:
+                log.exception("periodic work failed")
+
+    async def open_away_choices(self) -> None:
+        """Tell the other person of every room between people whose player has been away past
+        the grace that they may now claim the win or call a stand-in (an update, so a client
+        needs no clock of its own to offer it)."""
+        now = time.time()
+        grace = self._settings.disconnect_grace_seconds
+        for room_id, room in self._hub.followed_rooms():
+            for index, seat in enumerate(room.seats):
+                away = seat.away_since
+                if seat.away_choice or away is None or now < away + grace:
+                    continue
+
+                def choice(current: Room, at: float, index: int = index) -> tuple[Room, list[Any]]:
+                    return open_away_choice(current, index, at, grace)
+
+                with contextlib.suppress(RequestFailed):
+                    await self._commits.change(room_id, choice, actor=None)
+
+    async def expire_turns(self) -> int:
+        """Play the default move for every followed room whose turn clock ran out."""
+        played = 0
+        now = time.time()
+        for room_id, room in self._hub.followed_rooms():
+            if room.turn_deadline is None or room.turn_deadline > now:
+                continue
+            loaded = await self._store.load_room(room_id)
+            if loaded is None:
+                continue
+            version, blob = loaded
+            current = decode_room(blob)
+            expired = expire_turn(current, now)
+            if expired is None:
+                continue
+            changed, events = expired
+            seat = current.game.turn if current.game is not None else None
+            change = encode_change(version + 1, [{"type": "timeout", "seat": seat}, *events], seat)
+            result = await self._commits.commit(current, version, changed, change)
+            if result.status is CommitStatus.OK:
+                played += 1
+        return played
+
+    async def start_stand_ins(self) -> int:
+        """Ask for an AI to stand in for every person away longer than the grace period."""
+        started = 0
+        now = time.time()
+        grace = self._settings.disconnect_grace_seconds
+        for room_id, room in self._hub.followed_rooms():
+            if room.stand_in_level is None or room.status != "playing":
+                continue
+            for index, seat in enumerate(room.seats):
+                away = seat.away_since
+                if seat.stand_in is not None or away is None or now < away + grace:
+                    continue
+
+                def stand_in(
+                    current: Room, at: float, index: int = index
+                ) -> tuple[Room, list[Any]]:
+                    return start_stand_in(current, index, at, grace)
+
+                try:
+                    await self._commits.change(room_id, stand_in, actor=None)
+                except RequestFailed:
+                    continue
+                loaded = await self._store.load_room(room_id)
+                if loaded is not None and decode_room(loaded[1]).seats[index].stand_in:
+                    await self._ai_seats.request(room_id, index, room.stand_in_level)
+                    started += 1
+        return started
+
+    async def write_owed_records(self, batch: int = 100) -> int:
+        """Write the records still owed ``OWED_GRACE_SECONDS`` after their change was noted
+        (its process died in between, or Redis failed the write); returns how many."""
+        older_than = int((time.time() - OWED_GRACE_SECONDS) * 1000)
+        written = 0
+        for room_id, what in await self._store.owed_records(older_than, batch):
+            loaded = await self._store.load_room(room_id)
+            room = decode_room(loaded[1]) if loaded is not None else None
+            if room is not None and records_due(room, what):
+                await self._commits.write_records(room, what)
+                written += 1
+            else:  # the change never happened, or the room is gone
+                await self._store.records_done(room_id, what)
+        return written
+
+    async def sweep_idle_rooms(self, batch: int = 500) -> int:
+        """Rooms expire by themselves after their last change (``Limits.room_ttl``): clean
+        their ids out of ``rooms:active``; returns how many."""
+        shortest = min(self._settings.room_idle_seconds, self._settings.unjoined_room_seconds)
+        cutoff = int((time.time() - shortest) * 1000)
+        return await self._store.sweep_active_rooms(cutoff, batch)
