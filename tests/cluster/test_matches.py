@@ -46,11 +46,11 @@ async def test_matches_against_every_ai_level_and_between_people_on_two_processe
         rooms: dict[str, str] = {}
         for level in LEVELS:
             created = await people[level].request(
-                "create_room", mode="ai", level=level, rules={"target": TARGET}
+                "create_room", mode="ai", level=level, rules={"target": TARGET}, public=True
             )
             rooms[level] = created.result["room"]
         invite = await people["bob"].request(
-            "create_room", mode="private", rules={"target": TARGET}
+            "create_room", mode="private", rules={"target": TARGET}, public=True
         )
         rooms["people"] = invite.result["room"]
         await people["cy"].request("join_room", invite=invite.result["invite"])
@@ -84,6 +84,7 @@ async def test_matches_against_every_ai_level_and_between_people_on_two_processe
         await stats_agree(people["dee"], [quick], 0)
         await stats_agree(people["eve"], [quick], 1)
 
+        # every room is public (since privacy, only public rooms' hands are listed)
         status, body = await asyncio.to_thread(http_get, f"{second.http_url}/api/hands?limit=100")
         assert status == 200, body[:200]
         listed = {hand["room"] for hand in json.loads(body)["hands"]}

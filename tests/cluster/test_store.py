@@ -81,7 +81,7 @@ async def test_lobby_players_hands_and_ai_requests_on_a_cluster(store: Store) ->
     await store.settle_ai_seat("qa", 1, entry)
     assert await store.superseded_ai_requests(claimed) == claimed
     assert await store.claim_expired_ai_leases(int(time.time() * 1000) + 1, 5) == [("qa", 1)]
-    await store.save_hand("qa-1", "qa", b"record", time.time())
+    await store.save_hand("qa-1", "qa", b"record", time.time(), public=True)
     assert await store.recent_hands(5) == ["qa-1"]
     assert (await store.get_hand("qa-1")).blob == b"record"  # type: ignore[union-attr]
 
