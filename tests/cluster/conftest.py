@@ -5,6 +5,7 @@ six nodes on free ports, three masters with a replica each), emptied before each
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -43,7 +44,9 @@ async def store_factory(redis_url: str) -> AsyncIterator[StoreFactory]:
     stores: list[Store] = []
 
     async def make(url: str | None = None, config: StoreConfig | None = None) -> Store:
-        made = await Store.connect(url or redis_url, config or CLUSTER_CONFIG)
+        # a test's own configuration (short TTLs, small caps) on the cluster, in cluster mode
+        config = CLUSTER_CONFIG if config is None else dataclasses.replace(config, cluster=True)
+        made = await Store.connect(url or redis_url, config)
         stores.append(made)
         return made
 

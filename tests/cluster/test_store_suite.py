@@ -13,7 +13,15 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from tests.server.store import test_ai, test_feed, test_hands, test_lobby, test_players, test_rooms
+from tests.server.store import (
+    test_ai,
+    test_feed,
+    test_hands,
+    test_lobby,
+    test_players,
+    test_quotas,
+    test_rooms,
+)
 
 ONE_REDIS_ONLY = frozenset(
     {
@@ -51,4 +59,6 @@ def _tests_of(*modules: ModuleType) -> dict[str, object]:
     return found
 
 
-globals().update(_tests_of(test_rooms, test_players, test_lobby, test_hands, test_ai, test_feed))
+globals().update(
+    _tests_of(test_rooms, test_players, test_lobby, test_hands, test_ai, test_feed, test_quotas)
+)
