@@ -2,11 +2,11 @@
 tests, with this directory's fixtures (``store`` and ``store_factory`` in cluster mode, ``raw``
 redis-py's cluster client, ``redis_url`` a startup node of the session's cluster).
 
-Left out: the tests that connect a store of their own configuration (short TTLs, tiny
-streams, short socket timeouts: a one-Redis store, which a cluster answers ``MOVED``), and the
-feed tests of the one-Redis connection's internals (classic pub/sub, its own channel, the
-redis-py fallback, a scripted fake server); the cluster feed's own behaviour is in
-``test_store.py``.
+A test's own store configuration (short TTLs, tiny streams, short socket timeouts) is used
+in cluster mode (``conftest.store_factory``). Left out: a test that writes with a one-Redis
+client of its own (which a cluster answers ``MOVED``), and the feed tests of the one-Redis
+connection's internals (classic pub/sub, its own channel, the redis-py fallback, a scripted
+fake server); the cluster feed's own behaviour is in ``test_store.py``.
 """
 
 from __future__ import annotations
@@ -25,13 +25,7 @@ from tests.server.store import (
 
 ONE_REDIS_ONLY = frozenset(
     {
-        # a store of their own configuration
-        "test_request_keys_are_forgotten_after_their_ttl",
-        "test_changes_since_a_trimmed_point_asks_for_a_snapshot",
-        "test_a_player_not_seen_for_the_retention_period_is_forgotten",
-        "test_recent_hands_newest_first_and_capped",
-        "test_hands_past_retention_leave_the_index",
-        "test_a_long_wait_outlasts_the_socket_timeout",
+        # a one-Redis client of its own
         "test_a_request_without_a_token_is_wanted",
         # the one-Redis feed's connection
         "test_feed_reconnects_after_losing_its_connection",
