@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Make sure a `redis-server` binary is installed. The tests start their own redis-server on a
-# free port with a temporary folder; they never use a Redis that is already running.
+# Make sure `redis-server` and `redis-cli` are installed. The tests start their own redis-server
+# on a free port with a temporary folder (and a Redis Cluster of six, made with redis-cli);
+# they never use a Redis that is already running.
 #
 # Quiet and instant when redis-server is on PATH. Otherwise installs Debian's redis-server
 # package (apt-get update first; sudo only when not root) WITHOUT starting its service: a
 # Redis may already be listening on 6379 here, and the binary is all we need. Idempotent.
 set -euo pipefail
 
-if command -v redis-server >/dev/null 2>&1; then
+if command -v redis-server >/dev/null 2>&1 && command -v redis-cli >/dev/null 2>&1; then
     exit 0
 fi
 
@@ -47,15 +48,15 @@ trap cleanup EXIT
 export DEBIAN_FRONTEND=noninteractive
 "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
 "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-    --no-install-recommends redis-server >/dev/null
+    --no-install-recommends redis-server redis-tools >/dev/null
 
 # Nor should it start at the next boot (where systemd runs at all).
 if [ -d /run/systemd/system ] && command -v systemctl >/dev/null 2>&1; then
     "${SUDO[@]}" systemctl disable --now redis-server >/dev/null 2>&1 || true
 fi
 
-if ! command -v redis-server >/dev/null 2>&1; then
-    echo "ensure-redis: redis-server still not on PATH after installing" >&2
+if ! command -v redis-server >/dev/null 2>&1 || ! command -v redis-cli >/dev/null 2>&1; then
+    echo "ensure-redis: redis-server or redis-cli still not on PATH after installing" >&2
     exit 1
 fi
 echo "ensure-redis: $(redis-server --version)"

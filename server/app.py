@@ -74,6 +74,8 @@ async def readyz(request: Request) -> Response:
         ready = False
     if not ready:
         return JSONResponse({"status": "redis unreachable"}, status_code=503)
+    if not request.app.state.feed.connected:
+        return JSONResponse({"status": "room feed down"}, status_code=503)
     if request.app.state.draining:
         return JSONResponse({"status": "shutting down"}, status_code=503)
     return JSONResponse({"status": "ready"})
@@ -123,6 +125,10 @@ def create_app(settings: Settings | None = None) -> Starlette:
                 events_maxlen=settings.event_history,
                 hand_ttl_seconds=settings.hand_retention_seconds,
                 player_ttl_seconds=settings.player_retention_seconds,
+                cluster=settings.redis_cluster,
+                wait_replicas=settings.redis_wait_replicas,
+                wait_timeout_ms=settings.redis_wait_timeout_ms,
+                failover_seconds=settings.redis_failover_seconds,
                 new_player_ttl_seconds=settings.new_player_retention_seconds,
                 room_ttl_seconds=settings.room_idle_seconds,
             ),
@@ -140,6 +146,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
         service = Service(store, hub, blobs, settings, dispatcher, ai_seats)
         app.state.settings = settings
         app.state.store = store
+        app.state.feed = feed
         app.state.service = service
         app.state.connections = set()
         app.state.addresses = AddressCounter(settings.max_connections_per_address)

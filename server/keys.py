@@ -4,41 +4,73 @@ All keys of a room share the hash tag ``{room:ID}``, so a room's keys live in on
 its Lua scripts run unchanged on Redis Cluster. The quick-match keys share ``{quickmatch}``
 for the same reason (one script touches both).
 
-=========================  ===========  ======================================================
-key                        type         holds
-=========================  ===========  ======================================================
-``{room:ID}:room``         string       the room blob (encoded by the caller)
-``{room:ID}:version``      string       the room's version = its last sequence number
-``{room:ID}:events``       stream       one entry per sequence number: ``seq``, ``change``;
-                                        entry id ``<seq>-1``
-``{room:ID}:requests``     sorted set   request keys already applied, scored by expiry (ms)
-``{room:ID}:channel``      pub/sub      one message per commit (see ``server.store.feed``)
-``player:ID``              hash         ``token_hash``, ``name``, ``created``, ``stat:NAME``
-``player-rooms:ID``        hash         the player's unfinished rooms: room id -> ``ai`` or
-                                        ``people`` (see ``server.limits``)
-``new-players:ADDR``       string       players created from one client address (a digest)
-                                        this minute, with a TTL
-``invite:CODE``            string       room id, with a TTL
-``{quickmatch}:queue``     sorted set   waiting player ids, scored by join time (ms)
-``{quickmatch}:rooms``     hash         waiting player id -> the room they wait in
-``rooms:active``           sorted set   room ids not finished, scored by creation, then by when
-                                        the sweep looks at them next (ms); the sweep cleans it
-``hand:ID``                hash         ``room``, ``finished``, ``blob``, ``public``; with a TTL
-``hands:recent``           sorted set   hand ids of public rooms, scored by finish time (unix s)
-``hands:player:ID``        sorted set   a person's own hand ids (any room), scored by finish
-                                        time; capped, with the hands' TTL
-``records:pending``        sorted set   ``ROOM:HAND`` / ``ROOM:match``: bookkeeping (replay record,
-                                        statistics) a change is about to owe, scored by
-                                        when (ms); removed once done
-``ai:requests``            stream       AI seat requests: ``room``, ``seat``, ``level``;
-                                        consumer group ``ai-workers``
-``ai:leases``              sorted set   AI-played seats ``ROOM:SEAT``, scored by the end of
-                                        their lease (ms): renewed while a worker plays them
-``ai:wanted``              hash         ``ROOM:SEAT`` -> the ``ask`` token of the seat's newest
-                                        AI request, until a worker takes the seat (older
-                                        requests for it are superseded)
-``feed:ID``                pub/sub      a feed's own channel (keeps its connection busy)
-=========================  ===========  ======================================================
+Slot groups (the ``group`` column): the keys that one atomic step (a script, a MULTI, a
+batch of commands sent together) may touch together. On Redis Cluster each group lives in
+one hash slot; a step that spans two groups is written as ordered, idempotent steps instead
+(``tests/server/store/test_slots.py`` refuses any other). ``own`` means the key is a group
+of its own (it shares a slot with nothing on purpose).
+
+=========================  ================  ==========  ===========================================
+key                        group             type        holds
+=========================  ================  ==========  ===========================================
+``{room:ID}:room``         ``{room:ID}``     string      the room blob (encoded by the caller)
+``{room:ID}:version``      ``{room:ID}``     string      the room's version = its last sequence
+                                                         number
+``{room:ID}:events``       ``{room:ID}``     stream      one entry per sequence number: ``seq``,
+                                                         ``change``; entry id ``<seq>-1``
+``{room:ID}:requests``     ``{room:ID}``     sorted set  request keys already applied, scored by
+                                                         expiry (ms)
+``{room:ID}:channel``      ``{room:ID}``     pub/sub     one message per commit (see
+                                                         ``server.store.feed``); sharded pub/sub
+                                                         (``SPUBLISH``) on a cluster
+``player:ID``              own               hash        ``token_hash``, ``name``, ``created``,
+                                                         ``stat:NAME``
+``player-rooms:ID``        own               hash        the player's unfinished rooms: room id ->
+                                                         ``ai`` or ``people`` (see
+                                                         ``server.limits``)
+``new-players:ADDR``       own               string      players created from one client address
+                                                         (a digest) this minute, with a TTL
+``invite:CODE``            own               string      room id, with a TTL
+``{quickmatch}:queue``     ``{quickmatch}``  sorted set  waiting player ids, scored by join time
+                                                         (ms)
+``{quickmatch}:rooms``     ``{quickmatch}``  hash        waiting player id -> the room they wait in
+``rooms:active``           own               sorted set  room ids not finished, scored by creation,
+                                                         then by when the sweep looks at them next
+                                                         (ms); the sweep cleans it
+``hand:ID``                own               hash        ``room``, ``finished``, ``blob``,
+                                                         ``public``; with a TTL
+``hands:recent``           own               sorted set  hand ids of public rooms, scored by finish
+                                                         time (unix seconds)
+``hands:player:ID``        own               sorted set  a person's own hand ids (any room), scored
+                                                         by finish time; capped, with the hands' TTL
+``records:pending``        own               sorted set  ``ROOM:HAND`` / ``ROOM:match``: bookkeeping
+                                                         (replay record, statistics) a change is
+                                                         about to owe, scored by when (ms); removed
+                                                         once done
+``ai:requests``            own               stream      AI seat requests: ``room``, ``seat``,
+                                                         ``level``, ``ask``, ``rank``; consumer
+                                                         group ``ai-workers``
+``ai:leases``              own               sorted set  AI-played seats ``ROOM:SEAT``, scored by
+                                                         the end of their lease (ms): renewed while
+                                                         a worker plays them
+``ai:wanted``              own               hash        ``ROOM:SEAT`` -> the ``ask`` token of the
+                                                         seat's newest AI request, until a worker
+                                                         takes the seat (older requests for it are
+                                                         superseded)
+``feed:ID``                own               pub/sub     a feed's own channel (keeps its connection
+                                                         busy; one Redis only)
+=========================  ================  ==========  ===========================================
+
+Steps across groups, and why each is safe in its order: a room is counted in
+``player-rooms:ID`` before it is created (a claim whose room was never made is released by
+the failed request, or dropped as closed by the player's next claim that hits a limit); a
+room is created, then listed in ``rooms:active`` (a listed room always exists); the sweep
+reads and mends the rooms' TTLs before it scores or removes their ``rooms:active`` entries
+(each step idempotent, a room finished meanwhile stays out: ``ZADD XX``); a hand record is
+written, then listed in ``hands:recent`` and each player's ``hands:player:ID`` (a listed hand
+always exists); an AI request's ``ai:wanted`` token is written before its stream entry
+(whoever reads the request finds its token, or a newer one); ``records:pending`` is noted
+before the commit it is about and cleared after the records it names.
 
 Every id is checked before it becomes part of a key: 1 to 64 characters among ``A-Z a-z 0-9
 _ -``. No braces, colons, spaces or glob characters can reach a key name, so an id can neither
@@ -47,6 +79,7 @@ escape its hash tag nor name another key.
 
 from __future__ import annotations
 
+import binascii
 import functools
 import re
 from typing import NamedTuple
@@ -54,6 +87,7 @@ from typing import NamedTuple
 __all__ = [
     "AI_WORKERS_GROUP",
     "ID_MAX_LENGTH",
+    "SLOTS",
     "InvalidId",
     "RoomKeys",
     "ai_leases",
@@ -63,6 +97,7 @@ __all__ = [
     "feed_channel",
     "hand",
     "hands_recent",
+    "hash_slot",
     "invite",
     "new_players",
     "player",
@@ -91,6 +126,22 @@ _ID = re.compile(rf"[A-Za-z0-9_-]{{1,{ID_MAX_LENGTH}}}")
 _STAT = re.compile(r"[a-z][a-z0-9_]{0,31}")
 _STAT_PREFIX = "stat:"
 _ROOM_CHANNEL = re.compile(rf"\{{room:([A-Za-z0-9_-]{{1,{ID_MAX_LENGTH}}})\}}:channel")
+
+
+SLOTS = 16384
+"""Hash slots of a Redis Cluster."""
+
+
+def hash_slot(key: str | bytes) -> int:
+    """The Redis Cluster hash slot of ``key``: CRC16 (XMODEM) of its hash tag (the part
+    between the first ``{`` and the next ``}``, when not empty) or of the whole key."""
+    data = key.encode() if isinstance(key, str) else key
+    start = data.find(b"{")
+    if start >= 0:
+        end = data.find(b"}", start + 1)
+        if end > start + 1:
+            data = data[start + 1 : end]
+    return binascii.crc_hqx(data, 0) % SLOTS
 
 
 class InvalidId(ValueError):

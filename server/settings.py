@@ -40,6 +40,15 @@ def _float(env: Mapping[str, str], name: str, default: float, minimum: float = 0
     return value
 
 
+def _flag(env: Mapping[str, str], name: str) -> bool:
+    raw = env.get(name, "").strip().lower()
+    if raw in ("", "0", "false", "no"):
+        return False
+    if raw in ("1", "true", "yes"):
+        return True
+    raise ValueError(f"{name} must be 0 or 1, got {raw!r}")
+
+
 def _list(env: Mapping[str, str], name: str) -> tuple[str, ...]:
     return tuple(item.strip() for item in env.get(name, "").split(",") if item.strip())
 
@@ -100,6 +109,15 @@ class Settings:
     ai_lease_seconds: float = 10.0
     turn_clock_interval: float = 1.0
 
+    # -- Redis Cluster and replicas ----------------------------------------------------------
+    #: ``REDIS_URL`` names a node (or ``HOST:PORT,HOST:PORT`` several) of a Redis Cluster.
+    redis_cluster: bool = False
+    #: Each commit waits (``WAIT``) for this many replicas before it is acknowledged.
+    redis_wait_replicas: int = 0
+    redis_wait_timeout_ms: int = 20_000
+    #: How long a request waits for a failed-over slot to have a master again.
+    redis_failover_seconds: float = 20.0
+
     # -- resource limits (docs/security.md, "Resource limits") ------------------------------
     #: Unfinished rooms one player may sit in at once (AI, private, quick match).
     max_open_rooms: int = 5
@@ -152,6 +170,14 @@ class Settings:
             log_format=log_format,
             ai_worker_key=env.get("GIN_AI_WORKER_KEY") or None,
             ai_lease_seconds=_float(env, "GIN_AI_LEASE_SECONDS", cls.ai_lease_seconds, 0.5),
+            redis_cluster=_flag(env, "GIN_REDIS_CLUSTER"),
+            redis_wait_replicas=_int(env, "GIN_REDIS_WAIT_REPLICAS", cls.redis_wait_replicas),
+            redis_wait_timeout_ms=_int(
+                env, "GIN_REDIS_WAIT_TIMEOUT_MS", cls.redis_wait_timeout_ms, 1
+            ),
+            redis_failover_seconds=_float(
+                env, "GIN_REDIS_FAILOVER_SECONDS", cls.redis_failover_seconds, 0.1
+            ),
             **_limits_from_env(env),
         )
 

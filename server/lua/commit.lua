@@ -13,6 +13,7 @@
 -- ARGV[6]  approximate maximum length of the change stream (MAXLEN ~)
 -- ARGV[7]  the room's TTL (ms) from now: every change pushes the room's expiry forward, so a
 --          room expires after that long with no change, never while it is played
+-- ARGV[8]  "SPUBLISH" (sharded pub/sub: a Redis Cluster) or "PUBLISH" (one Redis)
 --
 -- Returns {status, version}:
 --   {"ok", new_version}        stored, appended, published; new_version = expected + 1
@@ -56,5 +57,9 @@ if request ~= '' then
   redis.call('ZADD', KEYS[4], now_ms + ttl, request)
   redis.call('PEXPIRE', KEYS[4], ttl)
 end
-redis.call('PUBLISH', KEYS[5], seq .. ':' .. #change .. ':' .. change .. ARGV[2])
+local publish = 'PUBLISH'
+if ARGV[8] == 'SPUBLISH' then
+  publish = 'SPUBLISH'
+end
+redis.call(publish, KEYS[5], seq .. ':' .. #change .. ':' .. change .. ARGV[2])
 return {'ok', seq}

@@ -4,7 +4,7 @@ Only this package imports ``redis``; key names come from ``server.keys``; the at
 the Lua scripts in ``server/lua/``. Values are ``bytes`` the caller encodes.
 """
 
-from server.store._base import StoreConfig
+from server.store._base import ReplicationTimeout, StoreConfig
 from server.store.ai import AiSeatRequest
 from server.store.core import Store
 from server.store.feed import (
@@ -31,6 +31,7 @@ __all__ = [
     "Player",
     "QuickMatch",
     "QuickMatchStatus",
+    "ReplicationTimeout",
     "RoomClaim",
     "RoomClaimResult",
     "RoomFeed",

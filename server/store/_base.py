@@ -7,13 +7,20 @@ from pathlib import Path
 from typing import Any
 
 from redis.asyncio import Redis
+from redis.asyncio.cluster import RedisCluster
 from redis.commands.core import AsyncScript
-from redis.exceptions import ResponseError
+from redis.exceptions import RedisError, ResponseError
 
+from server.keys import RoomKeys
+from server.store.cluster import ClusterConnection
 from server.store.config import StoreConfig
 from server.store.direct import DirectConnection
+from server.store.slots import Arg, Command, slot_of
 
-__all__ = ["LUA_DIR", "StoreBase", "StoreConfig"]
+__all__ = ["LUA_DIR", "ReplicationTimeout", "StoreBase", "StoreConfig"]
+
+Client = Redis | RedisCluster
+"""redis-py's client: one Redis, or a cluster (slot map, MOVED/ASK, a pool per node)."""
 
 LUA_DIR = Path(__file__).resolve().parent.parent / "lua"
 """``server/lua/``: one file per script, each starting with its KEYS/ARGV header."""
@@ -33,10 +40,15 @@ SCRIPT_NAMES = (
 )
 
 
+class ReplicationTimeout(RedisError):
+    """A write reached its master, but fewer replicas than ``StoreConfig.wait_replicas``
+    confirmed it in time: it may be lost if the master fails now, so it is not acknowledged."""
+
+
 class Scripts:
     """The Lua scripts, registered on one client (EVALSHA, SCRIPT LOAD on NOSCRIPT)."""
 
-    def __init__(self, redis: Redis) -> None:
+    def __init__(self, redis: Client) -> None:
         self._redis = redis
         self.create_room = self._register(redis, "create_room")
         self.commit = self._register(redis, "commit")
@@ -51,13 +63,13 @@ class Scripts:
         self.touch_player = self._register(redis, "touch_player")
 
     @staticmethod
-    def _register(redis: Redis, name: str) -> AsyncScript:
+    def _register(redis: Client, name: str) -> AsyncScript:
         return redis.register_script((LUA_DIR / f"{name}.lua").read_text(encoding="utf-8"))
 
     async def load(self) -> None:
-        """SCRIPT LOAD every script now: a script that does not compile fails here, not in a
-        move. (After a Redis restart the script cache is empty again; each call then loads its
-        script on NOSCRIPT by itself.)"""
+        """SCRIPT LOAD every script now (on a cluster: on every master): a script that does
+        not compile fails here, not in a move. (After a Redis restart or a failover the script
+        cache is empty again; each call then loads its script on NOSCRIPT by itself.)"""
         for name in SCRIPT_NAMES:
             script: AsyncScript = getattr(self, name)
             script.sha = await self._redis.script_load(script.script)
@@ -68,52 +80,94 @@ class StoreBase:
 
     The commands of a move (its commit and the records it owes) go through the store's
     direct connection when it has one (``server.store.direct``: a fraction of the CPU and
-    latency of redis-py's pool), the others through the pool."""
+    latency of redis-py's pool; on a cluster ``server.store.cluster``, one per master), the
+    others through redis-py's client (a pool, or its cluster client)."""
 
-    _direct: DirectConnection | None = None
+    _direct: DirectConnection | ClusterConnection | None = None
 
-    def __init__(self, redis: Redis, url: str, config: StoreConfig) -> None:
+    def __init__(self, redis: Client, url: str, config: StoreConfig) -> None:
         self._redis = redis
         self._url = url
         self._config = config
         self._scripts = Scripts(redis)
+        #: A room's changes go out by sharded pub/sub on a cluster: to its shard's nodes only.
+        self._publish = "SPUBLISH" if config.cluster else "PUBLISH"
+        self._wait: Command | None = (
+            ("WAIT", config.wait_replicas, config.wait_timeout_ms) if config.wait_replicas else None
+        )
 
-    async def _fast(self, *args: bytes | str | int | float) -> Any:
+    async def _fast(self, *args: Arg) -> Any:
         """One command on the direct connection (or the pool without one); raises error
         replies as redis-py does."""
         direct = self._direct
         if direct is None:
-            return await self._redis.execute_command(*args)  # type: ignore[no-untyped-call]
+            return await self._redis.execute_command(*args)
         reply = await direct.execute(*args)
         if isinstance(reply, ResponseError):
             raise reply
         return reply
 
+    async def _together(self, *commands: Command) -> list[Any]:
+        """Commands of one hash slot, sent together and answered in order (one round trip);
+        CrossSlotError, before anything is sent, if their keys span slots. Raises the first
+        error reply."""
+        slot_of(commands)
+        direct = self._direct
+        if direct is None:
+            async with self._redis.pipeline(transaction=True) as pipe:
+                for command in commands:
+                    pipe.execute_command(*command)
+                return list(await pipe.execute())
+        replies = await direct.run(commands)
+        for reply in replies:
+            if isinstance(reply, ResponseError):
+                raise reply
+        return replies
+
     async def _run_script(
         self,
         script: AsyncScript,
         keys: Sequence[str],
-        args: Sequence[bytes | str | int | float],
+        args: Sequence[Arg],
+        *,
+        writes: bool = True,
         written: Callable[[], None] | None = None,
     ) -> Any:
-        """EVALSHA, loading the script first when Redis lost it (a restart empties the cache).
-        ``written`` runs once the command is on its way (``DirectConnection.execute``); the
-        pool tells no such moment, so without a direct connection it runs first."""
+        """EVALSHA, loading the script first when Redis lost it (a restart, a failover empties
+        the cache); a script that ``writes`` then waits for ``StoreConfig.wait_replicas``.
+        CrossSlotError, before anything is sent, if ``keys`` span hash slots. ``written`` runs
+        once the command is on its way (``DirectConnection.run``); the pool tells no such
+        moment, so without a direct connection it runs first."""
         direct = self._direct
+        if type(keys) is not RoomKeys:  # a room's keys share its tag by construction
+            slot_of((("EVALSHA", "", len(keys), *keys),))
         if direct is None:
             if written is not None:
                 written()
             return await script(keys=keys, args=args)
-        sha = as_text(script.sha)
-        reply = await direct.execute("EVALSHA", sha, len(keys), *keys, *args, written=written)
-        if isinstance(reply, ResponseError) and str(reply).startswith("NOSCRIPT"):
-            loaded = await direct.execute("SCRIPT", "LOAD", as_bytes(script.script))
-            if isinstance(loaded, ResponseError):
-                raise loaded
-            reply = await direct.execute("EVALSHA", sha, len(keys), *keys, *args)
+        call: Command = ("EVALSHA", as_text(script.sha), len(keys), *keys, *args)
+        wait = self._wait if writes else None
+        commands: tuple[Command, ...] = (call,) if wait is None else (call, wait)
+        replies = await direct.run(commands, written)
+        if isinstance(replies[0], ResponseError) and str(replies[0]).startswith("NOSCRIPT"):
+            load: Command = ("SCRIPT", "LOAD", as_bytes(script.script))
+            replies = (await direct.run((load, *commands)))[1:]
+        reply = replies[0]
         if isinstance(reply, ResponseError):
             raise reply
+        if wait is not None:
+            self._check_replicas(replies[1])
         return reply
+
+    def _check_replicas(self, reply: object) -> None:
+        if isinstance(reply, ResponseError):
+            raise reply
+        confirmed = int(reply)  # type: ignore[call-overload]
+        if confirmed < self._config.wait_replicas:
+            raise ReplicationTimeout(
+                f"{confirmed} of {self._config.wait_replicas} replicas confirmed the write "
+                f"within {self._config.wait_timeout_ms} ms"
+            )
 
 
 def as_bytes(value: object) -> bytes:

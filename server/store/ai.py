@@ -121,19 +121,20 @@ class AiOps(StoreBase):
         if isinstance(rank, bool) or not isinstance(rank, int) or rank < 0:
             raise ValueError(f"rank must be an int >= 0, got {rank!r}")
         ask = secrets.token_hex(8)
-        async with self._redis.pipeline(transaction=False) as pipe:
-            # The token first: whoever reads the request finds it (or a newer one) wanted.
-            pipe.hset(keys.ai_wanted(), member, ask)
-            pipe.xadd(
-                keys.ai_requests(),
-                {"room": room_id, "seat": seat, "level": level, "ask": ask, "rank": rank},
-                maxlen=self._config.ai_requests_maxlen,
-                approximate=True,
-            )
-            if hold_until_ms is not None:
-                pipe.zadd(keys.ai_leases(), {member: _check_ms(hold_until_ms)})
-            replies = await pipe.execute()
-        return as_text(replies[1])
+        if hold_until_ms is not None:
+            _check_ms(hold_until_ms)
+        # Three slot groups, in this order: the lease is held and the token is there before
+        # the request can be read (whoever reads it finds its token, or a newer one, wanted).
+        if hold_until_ms is not None:
+            await self._redis.zadd(keys.ai_leases(), {member: hold_until_ms})
+        await self._redis.hset(keys.ai_wanted(), member, ask)
+        entry_id = await self._redis.xadd(
+            keys.ai_requests(),
+            {"room": room_id, "seat": seat, "level": level, "ask": ask, "rank": rank},
+            maxlen=self._config.ai_requests_maxlen,
+            approximate=True,
+        )
+        return as_text(entry_id)
 
     async def superseded_ai_requests(
         self, requests: Iterable[AiSeatRequest]
@@ -155,11 +156,14 @@ class AiOps(StoreBase):
         """A worker took the seat, or it needs no AI player any more: acknowledge the request
         offered for it (``entry_id``, if any) and supersede every other request for it."""
         member = _lease_member(room_id, seat)
-        async with self._redis.pipeline(transaction=False) as pipe:
-            if entry_id is not None:
-                pipe.xack(keys.ai_requests(), keys.AI_WORKERS_GROUP, _check_entry_id(entry_id))
-            pipe.hdel(keys.ai_wanted(), member)
-            await pipe.execute()
+        if entry_id is not None:
+            _check_entry_id(entry_id)
+        # Two slot groups: the seat's other requests are superseded first, then the offered
+        # one is acknowledged (if the second step fails, the request is reclaimed and found
+        # superseded: acknowledged without an offer).
+        await self._redis.hdel(keys.ai_wanted(), member)
+        if entry_id is not None:
+            await self._redis.xack(keys.ai_requests(), keys.AI_WORKERS_GROUP, entry_id)
 
     async def renew_ai_leases(self, seats: Iterable[tuple[str, int]], until_ms: int) -> int:
         """Extend the leases of ``seats`` (room id, seat) to ``until_ms``; returns how many."""
@@ -172,10 +176,10 @@ class AiOps(StoreBase):
         """The seat needs no AI player any more (its match ended, its person came back): its
         lease ends, and any request for it still in the stream is superseded."""
         member = _lease_member(room_id, seat)
-        async with self._redis.pipeline(transaction=False) as pipe:
-            pipe.zrem(keys.ai_leases(), member)
-            pipe.hdel(keys.ai_wanted(), member)
-            await pipe.execute()
+        # Two slot groups, each step idempotent: the requests are superseded, then the lease
+        # ends (a lease without a wanted token is harmless: its claim finds the seat played).
+        await self._redis.hdel(keys.ai_wanted(), member)
+        await self._redis.zrem(keys.ai_leases(), member)
 
     async def ai_lease_end(self, room_id: str, seat: int) -> int | None:
         """When the seat's lease runs out (unix ms), or None if it has none."""
@@ -189,9 +193,11 @@ class AiOps(StoreBase):
         until ``hold_until_ms`` in the same atomic step: of several servers calling at once,
         one gets each seat."""
         _check_count(count, "count")
-        claimed = await self._scripts.claim_ai_leases(
-            keys=[keys.ai_leases()],
-            args=[_check_ms(now_ms), _check_ms(hold_until_ms), count],
+        claimed = await self._run_script(
+            self._scripts.claim_ai_leases,
+            [keys.ai_leases()],
+            [_check_ms(now_ms), _check_ms(hold_until_ms), count],
+            writes=False,
         )
         seats: list[tuple[str, int]] = []
         for member in claimed:

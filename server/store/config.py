@@ -47,6 +47,22 @@ class StoreConfig:
     feed_subscribe_timeout: float = 5.0
     """How long ``RoomFeed.add`` waits for Redis to confirm a subscription."""
 
+    # -- Redis Cluster and replicas (``GIN_REDIS_*``) -------------------------------------
+    cluster: bool = False
+    """The URL names a node (or several, comma-separated) of a Redis Cluster."""
+    failover_seconds: float = 20.0
+    """On a cluster, how long a command keeps retrying while its slot has no reachable master
+    (a failover): requests wait this long before they fail."""
+    wait_replicas: int = 0
+    """Every write script waits (``WAIT``) until this many replicas have it before it returns:
+    an acknowledged change survives the promotion of a replica. 0: no waiting."""
+    wait_timeout_ms: int = 20_000
+    """How long a write waits for its replicas (one ``WAIT``, right behind the write on its
+    connection) before it fails with ``ReplicationTimeout``. A shard that just failed over has
+    no replica until its old master is back: long enough for a restart."""
+
     def __post_init__(self) -> None:
         if not 0 < self.block_chunk_ms < self.socket_timeout * 1000:
             raise ValueError("block_chunk_ms must be positive and shorter than socket_timeout")
+        if self.wait_replicas < 0 or self.wait_timeout_ms < 1:
+            raise ValueError("wait_replicas must be >= 0 and wait_timeout_ms >= 1")

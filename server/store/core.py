@@ -5,12 +5,14 @@ from __future__ import annotations
 from types import TracebackType
 
 from redis.asyncio import BlockingConnectionPool, Redis
+from redis.asyncio.cluster import ClusterNode, RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialWithJitterBackoff
 from redis.exceptions import RedisError
 
 from server.store._base import StoreConfig, socket_options
 from server.store.ai import AiOps
+from server.store.cluster import ClusterConnection, node_url, startup_nodes
 from server.store.direct import DirectConnection, supports
 from server.store.feed import RoomFeed
 from server.store.hands import HandOps
@@ -18,6 +20,7 @@ from server.store.lobby import LobbyOps
 from server.store.players import PlayerOps
 from server.store.quotas import QuotaOps
 from server.store.rooms import RoomOps
+from server.store.sharded_feed import ShardedRoomFeed
 
 
 class Store(RoomOps, PlayerOps, LobbyOps, HandOps, AiOps, QuotaOps):
@@ -40,22 +43,20 @@ class Store(RoomOps, PlayerOps, LobbyOps, HandOps, AiOps, QuotaOps):
     @classmethod
     async def connect(cls, url: str, config: StoreConfig | None = None) -> Store:
         """Connect to Redis at ``url`` (``redis://host:port/db`` or
-        ``unix:///path/redis.sock?db=N``), load the Lua scripts and create the AI consumer
-        group. Raises redis ConnectionError if Redis cannot be reached."""
+        ``unix:///path/redis.sock?db=N``; with ``StoreConfig.cluster``, any node or nodes of a
+        Redis Cluster: ``redis://host:port[,host:port...]/0``), load the Lua scripts and
+        create the AI consumer group. Raises redis ConnectionError if Redis cannot be
+        reached."""
         config = config or StoreConfig()
-        pool = BlockingConnectionPool.from_url(
-            url,
-            max_connections=config.max_connections,
-            timeout=config.pool_timeout,
-            protocol=2,
-            socket_connect_timeout=config.socket_connect_timeout,
-            socket_timeout=config.socket_timeout,
-            retry=Retry(ExponentialWithJitterBackoff(base=0.05, cap=1.0), config.retries),
-            **socket_options(url),
-        )
-        store = cls(Redis.from_pool(pool), url, config)
-        if supports(url):
-            store._direct = DirectConnection(url, config)
+        if config.wait_replicas and not supports(url):
+            raise ValueError("waiting for replicas needs a redis:// or unix:// URL")
+        if config.cluster:
+            store = cls(_cluster_client(url, config), url, config)
+            store._direct = ClusterConnection(url, config)
+        else:
+            store = cls(_pooled_client(url, config), url, config)
+            if supports(url):
+                store._direct = DirectConnection(url, config)
         try:
             await store._scripts.load()
             await store.ensure_ai_group()
@@ -83,8 +84,11 @@ class Store(RoomOps, PlayerOps, LobbyOps, HandOps, AiOps, QuotaOps):
         await self.close()
 
     async def ping(self) -> bool:
-        """True if Redis answers (for health checks); never raises a Redis error."""
+        """True if Redis answers (for health checks; on a cluster: a master of every slot
+        answers); never raises a Redis error."""
         try:
+            if isinstance(self._direct, ClusterConnection):
+                return await self._direct.ping_masters()
             return bool(await self._redis.ping())
         except (RedisError, OSError):
             return False
@@ -93,4 +97,39 @@ class Store(RoomOps, PlayerOps, LobbyOps, HandOps, AiOps, QuotaOps):
         """A new room feed on its own pub/sub connection (one per server process is enough):
         ``async with store.feed() as feed: await feed.add(room_id); async for item in feed``.
         See ``server.store.feed`` for what it delivers and how to resync after a reconnect."""
+        if isinstance(self._direct, ClusterConnection):
+            return ShardedRoomFeed(self._url, self._direct, self._config)
         return RoomFeed(self._url, self._config)
+
+
+def _pooled_client(url: str, config: StoreConfig) -> Redis:
+    pool = BlockingConnectionPool.from_url(
+        url,
+        max_connections=config.max_connections,
+        timeout=config.pool_timeout,
+        protocol=2,
+        socket_connect_timeout=config.socket_connect_timeout,
+        socket_timeout=config.socket_timeout,
+        retry=Retry(ExponentialWithJitterBackoff(base=0.05, cap=1.0), config.retries),
+        **socket_options(url),
+    )
+    return Redis.from_pool(pool)
+
+
+def _cluster_client(url: str, config: StoreConfig) -> RedisCluster:
+    """redis-py's cluster client (slot map, MOVED/ASK, a pool per node) for the commands off
+    the hot path, started from every node the URL names. Its retries (a second each at most)
+    last about as long as ``failover_seconds``, as the hot path's do."""
+    nodes = startup_nodes(url)
+    first = node_url(url, nodes[0])
+    retries = max(config.retries, round(config.failover_seconds))
+    return RedisCluster.from_url(
+        first,
+        startup_nodes=[ClusterNode(host, port) for host, port in nodes],
+        max_connections=config.max_connections,
+        protocol=2,
+        socket_connect_timeout=config.socket_connect_timeout,
+        socket_timeout=config.socket_timeout,
+        retry=Retry(ExponentialWithJitterBackoff(base=0.05, cap=1.0), retries),
+        socket_keepalive=True,
+    )

@@ -26,7 +26,7 @@ import collections
 import contextlib
 import logging
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 import hiredis
@@ -37,6 +37,7 @@ from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from server.store.config import StoreConfig
+from server.store.slots import Arg, Command
 
 __all__ = ["DirectConnection", "supports"]
 
@@ -55,7 +56,7 @@ def keep_alive(transport: asyncio.BaseTransport) -> None:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
 
 
-def _pack(args: tuple[bytes | str | int | float, ...]) -> bytes:
+def _pack(args: Command) -> bytes:
     packed: bytes = hiredis.pack_command(cast(Any, args))  # the stub types a 1-tuple
     return packed
 
@@ -63,6 +64,23 @@ def _pack(args: tuple[bytes | str | int | float, ...]) -> bytes:
 def supports(url: str) -> bool:
     """True for the URLs this connection serves (plain TCP or a Unix socket; not TLS)."""
     return url.startswith(("redis://", "unix://"))
+
+
+async def _replies(waiters: list[asyncio.Future[Any]]) -> list[Any]:
+    """The waiters' results in order (cheaper than a gather: they resolve together). On a
+    failure the others are cancelled, or their exceptions retrieved."""
+    replies: list[Any] = []
+    try:
+        for waiter in waiters:
+            replies.append(await waiter)
+    except BaseException:
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.cancel()
+            elif not waiter.cancelled():
+                waiter.exception()
+        raise
+    return replies
 
 
 class _Wire(asyncio.Protocol):
@@ -115,21 +133,30 @@ class _Wire(asyncio.Protocol):
     # -- commands
 
     def send(self, packed: bytes, written: Callable[[], None] | None = None) -> asyncio.Future[Any]:
-        """Queue one command; ``written`` runs right after the write that sends it."""
-        waiter: asyncio.Future[Any] = self._loop.create_future()
+        return self.send_many(packed, 1, written)[0]
+
+    def send_many(
+        self, packed: bytes, count: int, written: Callable[[], None] | None = None
+    ) -> list[asyncio.Future[Any]]:
+        """Queue ``count`` packed commands (one write) and the futures of their replies;
+        ``written`` runs right after the write that sends them."""
+        loop = self._loop
+        waiters: list[asyncio.Future[Any]] = [loop.create_future() for _ in range(count)]
         if self.lost is not None or self._transport is None:
-            waiter.set_exception(RedisConnectionError("connection to Redis lost"))
-            return waiter
-        self._waiters.append(waiter)
-        self._sent.append(self._loop.time())
+            for waiter in waiters:
+                waiter.set_exception(RedisConnectionError("connection to Redis lost"))
+            return waiters
+        now = loop.time()
+        self._waiters.extend(waiters)
+        self._sent.extend(now for _ in range(count))
         if not self._out:  # the commands of one turn of the event loop go out in one write
-            self._loop.call_soon(self._flush)
+            loop.call_soon(self._flush)
         self._out.append(packed)
         if written is not None:
             self._written.append(written)
         if self._timer is None:
-            self._timer = self._loop.call_later(self._timeout, self._check_timeout)
-        return waiter
+            self._timer = loop.call_later(self._timeout, self._check_timeout)
+        return waiters
 
     def _flush(self) -> None:
         out, self._out = self._out, []
@@ -192,23 +219,31 @@ class DirectConnection:
         self._opening: asyncio.Future[_Wire] | None = None
         self._closed = False
 
-    async def execute(
-        self, *args: bytes | str | int | float, written: Callable[[], None] | None = None
-    ) -> Any:
+    async def execute(self, *args: Arg, written: Callable[[], None] | None = None) -> Any:
         """Send one command and return its reply (error replies as ``ResponseError``).
         ``written`` runs once, right after the write that sends the command (not at all if
         that connection fails before writing): the caller's work while Redis runs it."""
-        packed = _pack(args)
+        return (await self.run((args,), written))[0]
+
+    async def run(
+        self, commands: Sequence[Command], written: Callable[[], None] | None = None
+    ) -> list[Any]:
+        """Send ``commands`` together on one connection and return their replies, in order
+        (error replies as ``ResponseError``). Retried as a whole on a new connection: a
+        command that must follow another on the same connection (``WAIT`` after a write)
+        never lands on a connection that did not carry the write. ``written`` runs as in
+        ``execute``, once, after the first write that sends them."""
+        packed = b"".join(_pack(command) for command in commands)
         failures = 0
         while True:
             try:
                 wire = self._wire
                 if wire is None or not wire.usable:
                     wire = await self._open()
-                sent = wire.send(packed, written)
-                if not sent.done():  # queued: ``written`` runs with its write
+                sent = wire.send_many(packed, len(commands), written)
+                if not sent[0].done():  # queued: ``written`` runs with its write
                     written = None
-                reply = await sent
+                replies = await _replies(sent)
             except (RedisConnectionError, RedisTimeoutError, OSError, TimeoutError) as error:
                 failures += 1
                 if self._closed or failures > self._config.retries:
@@ -217,13 +252,13 @@ class DirectConnection:
                     raise RedisConnectionError(f"cannot reach Redis: {error}") from error
                 await asyncio.sleep(self._backoff.compute(failures))
                 continue
-            if not _loading(reply):
-                return reply
+            if not any(_loading(reply) for reply in replies):
+                return replies
             # A restarted Redis still reading its data refuses every command without running
             # it: wait and ask again, as redis-py's pool does (BusyLoadingError).
             failures += 1
             if self._closed or failures > self._config.retries:
-                return reply
+                return replies
             await asyncio.sleep(self._backoff.compute(failures))
 
     async def _open(self) -> _Wire:

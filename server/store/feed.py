@@ -167,6 +167,11 @@ class RoomFeed:
     # -- rooms -------------------------------------------------------------------------------
 
     @property
+    def connected(self) -> bool:
+        """The feed's connection is up and subscribed (for readiness checks)."""
+        return not self._closed and self._link is not None and self._own_channel in self._confirmed
+
+    @property
     def rooms(self) -> frozenset[str]:
         """The rooms this feed delivers."""
         return frozenset(self._rooms)

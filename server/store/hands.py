@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from server import keys
 from server.store._base import StoreBase, as_bytes, as_text, check_blob, check_positive
+from server.store.slots import Command
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,19 +66,23 @@ class HandOps(StoreBase):
             lists.append(keys.hands_recent())
         flag = "1" if public else "0"
         record = ("HSET", key, "room", room_id, "finished", repr(finished_at), "blob", blob)
-        commands = [self._fast(*record, "public", flag), self._fast("EXPIRE", key, ttl)]
-        for index in lists:
-            commands += [
-                self._fast("ZADD", index, repr(finished_at), hand_id),
-                self._fast("ZREMRANGEBYSCORE", index, "-inf", f"({time.time() - ttl}"),
-                self._fast("ZREMRANGEBYRANK", index, 0, -self._config.recent_hands_max - 1),
-            ]
-            if index != keys.hands_recent():
-                commands.append(self._fast("EXPIRE", index, ttl))
-        # Several hash slots (hand:ID, the lists): a plain pipeline, record first, lists next.
-        # Sent together, answered in order (the direct connection writes the commands of one
-        # turn of the event loop at once).
-        await asyncio.gather(*commands)
+        # Slot groups of their own (hand:ID, each list): the record first, then the lists, so
+        # a listed hand always exists (on a cluster they are on different nodes).
+        await self._together((*record, "public", flag), ("EXPIRE", key, ttl))
+        await asyncio.gather(*(self._list_hand(index, hand_id, finished_at) for index in lists))
+
+    async def _list_hand(self, index: str, hand_id: str, finished_at: float) -> None:
+        """Add a hand to one index of hands (``hands:recent``, ``hands:player:ID``), trimmed
+        to the hands' retention and ``StoreConfig.recent_hands_max``."""
+        ttl = self._config.hand_ttl_seconds
+        commands: list[Command] = [
+            ("ZADD", index, repr(finished_at), hand_id),
+            ("ZREMRANGEBYSCORE", index, "-inf", f"({time.time() - ttl}"),
+            ("ZREMRANGEBYRANK", index, 0, -self._config.recent_hands_max - 1),
+        ]
+        if index != keys.hands_recent():
+            commands.append(("EXPIRE", index, ttl))
+        await self._together(*commands)
 
     async def hand_exists(self, hand_id: str) -> bool:
         return bool(await self._fast("EXISTS", keys.hand(hand_id)))

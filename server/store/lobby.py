@@ -64,8 +64,10 @@ class LobbyOps(StoreBase):
         """
         keys.check_id(player_id, "player id")
         keys.check_id(room_id, "room id")
-        reply = await self._scripts.quick_match(
-            keys=[keys.quickmatch_queue(), keys.quickmatch_rooms()], args=[player_id, room_id]
+        reply = await self._run_script(
+            self._scripts.quick_match,
+            [keys.quickmatch_queue(), keys.quickmatch_rooms()],
+            [player_id, room_id],
         )
         status = QuickMatchStatus(as_text(reply[0]))
         if status is QuickMatchStatus.PAIRED:
@@ -76,8 +78,10 @@ class LobbyOps(StoreBase):
         """Take a player out of the queue. Returns the room they were waiting in (the caller
         may expire it), or None if they were not waiting (perhaps just paired)."""
         keys.check_id(player_id, "player id")
-        reply = await self._scripts.cancel_quick_match(
-            keys=[keys.quickmatch_queue(), keys.quickmatch_rooms()], args=[player_id]
+        reply = await self._run_script(
+            self._scripts.cancel_quick_match,
+            [keys.quickmatch_queue(), keys.quickmatch_rooms()],
+            [player_id],
         )
         return None if reply is None else as_text(reply)
 

@@ -45,8 +45,10 @@ class PlayerOps(StoreBase):
         check_text(token_hash, "token_hash")
         check_text(name, "name")
         when = time.time() if created is None else float(created)
-        reply = await self._scripts.hash_create(
-            keys=[key], args=["token_hash", token_hash, "name", name, "created", repr(when)]
+        reply = await self._run_script(
+            self._scripts.hash_create,
+            [key],
+            ["token_hash", token_hash, "name", name, "created", repr(when)],
         )
         if int(reply) != 1:
             return False
@@ -57,9 +59,10 @@ class PlayerOps(StoreBase):
         """The player was seen: their record lives ``player_ttl_seconds`` from now if they
         ever finished a hand, else ``new_player_ttl_seconds`` (``lua/touch_player.lua``): a
         player who never comes back is forgotten. False if there is no such player."""
-        reply = await self._scripts.touch_player(
-            keys=[keys.player(player_id)],
-            args=[self._config.player_ttl_seconds, self._config.new_player_ttl_seconds],
+        reply = await self._run_script(
+            self._scripts.touch_player,
+            [keys.player(player_id)],
+            [self._config.player_ttl_seconds, self._config.new_player_ttl_seconds],
         )
         return bool(reply)
 
@@ -81,7 +84,7 @@ class PlayerOps(StoreBase):
         """Rename a player; False (nothing changed) if there is no such player."""
         key = keys.player(player_id)
         check_text(name, "name")
-        reply = await self._scripts.hash_update(keys=[key], args=["name", name])
+        reply = await self._run_script(self._scripts.hash_update, [key], ["name", name])
         return int(reply) == 1
 
     async def add_stats(self, player_id: str, **increments: int) -> dict[str, int] | None:

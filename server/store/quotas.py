@@ -53,9 +53,10 @@ class QuotaOps(StoreBase):
         keys.check_id(room_id, "room id")
         if kind not in ROOM_KINDS:
             raise ValueError(f"kind must be one of {ROOM_KINDS}, got {kind!r}")
-        status, ai_rooms = await self._scripts.claim_room(
-            keys=[keys.player_rooms(player_id)],
-            args=[room_id, kind, max_rooms, max_ai_rooms, int(check_positive(ttl_seconds, "ttl"))],
+        status, ai_rooms = await self._run_script(
+            self._scripts.claim_room,
+            [keys.player_rooms(player_id)],
+            [room_id, kind, max_rooms, max_ai_rooms, int(check_positive(ttl_seconds, "ttl"))],
         )
         return RoomClaimResult(RoomClaim(as_text(status)), int(ai_rooms))
 
@@ -75,8 +76,9 @@ class QuotaOps(StoreBase):
     async def count_new_player(self, address_digest: str, limit: int, window_seconds: int) -> bool:
         """Count a new player from an address (``lua/count_new_player.lua``): False, counting
         nothing, when ``limit`` were counted within the current ``window_seconds``."""
-        reply = await self._scripts.count_new_player(
-            keys=[keys.new_players(address_digest)],
-            args=[int(check_positive(limit, "limit")), int(check_positive(window_seconds, "w"))],
+        reply = await self._run_script(
+            self._scripts.count_new_player,
+            [keys.new_players(address_digest)],
+            [int(check_positive(limit, "limit")), int(check_positive(window_seconds, "w"))],
         )
         return int(reply) == 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -9,6 +10,7 @@ from enum import StrEnum
 
 from server import keys
 from server.store._base import StoreBase, as_bytes, as_text, check_blob, check_positive
+from server.store.slots import Command
 
 REQUEST_KEY_MAX_BYTES = 200
 
@@ -93,13 +95,14 @@ class RoomOps(StoreBase):
         room_keys = keys.room_keys(room_id)
         check_blob(blob, "blob")
         check_blob(change, "change")
-        created = await self._scripts.create_room(
-            keys=[room_keys.room, room_keys.version, room_keys.events, room_keys.requests],
-            args=[blob, change, self._config.events_maxlen, self._room_ttl_ms(ttl_seconds)],
+        created = await self._run_script(
+            self._scripts.create_room,
+            [room_keys.room, room_keys.version, room_keys.events, room_keys.requests],
+            [blob, change, self._config.events_maxlen, self._room_ttl_ms(ttl_seconds)],
         )
         if int(created) != 1:
             return False
-        # Outside the script: rooms:active is a global key (another hash slot on a cluster).
+        # After the script: rooms:active is a global key (another slot group, ``server.keys``).
         await self._redis.zadd(keys.rooms_active(), {room_id: int(time.time() * 1000)}, nx=True)
         return True
 
@@ -151,7 +154,7 @@ class RoomOps(StoreBase):
         request = _check_request_key(request_key)
         reply = await self._run_script(
             self._scripts.commit,
-            list(room_keys),
+            room_keys,
             [
                 expected_version,
                 new_blob,
@@ -160,6 +163,7 @@ class RoomOps(StoreBase):
                 int(self._config.request_ttl_seconds * 1000),
                 self._config.events_maxlen,
                 self._room_ttl_ms(ttl_seconds),
+                self._publish,
             ],
             written=while_waiting,
         )
@@ -268,22 +272,28 @@ class RoomOps(StoreBase):
             if not ids:
                 return removed
             room_ids = [as_text(room_id) for room_id in ids]
-            async with self._redis.pipeline(transaction=False) as pipe:
-                for room_id in room_ids:
-                    pipe.pttl(keys.room(room_id))
-                left = [int(reply) for reply in await pipe.execute()]
+            # Each room is a slot group of its own, the index another: the rooms' TTLs are
+            # read and mended first, the index after (each step idempotent; ``server.keys``).
+            replies = await asyncio.gather(
+                *(self._fast("PTTL", keys.room(room_id)) for room_id in room_ids)
+            )
+            left = [int(reply) for reply in replies]
             gone = [room_id for room_id, ms in zip(room_ids, left, strict=True) if ms == -2]
-            async with self._redis.pipeline(transaction=False) as pipe:
-                if gone:
-                    pipe.zrem(index, *gone)
-                for room_id, ms in zip(room_ids, left, strict=True):
-                    if ms == -2:
-                        continue
-                    if ms == -1:
-                        for key in keys.room_keys(room_id)[:4]:
-                            pipe.pexpire(key, ttl_ms)
+            await asyncio.gather(
+                *(
+                    self._together(
+                        *(("PEXPIRE", key, ttl_ms) for key in keys.room_keys(room_id)[:4])
+                    )
+                    for room_id, ms in zip(room_ids, left, strict=True)
+                    if ms == -1
+                )
+            )
+            index_commands: list[Command] = [("ZREM", index, *gone)] if gone else []
+            for room_id, ms in zip(room_ids, left, strict=True):
+                if ms != -2:
                     due = older_than_ms + (ttl_ms if ms == -1 else max(1, ms))
                     # XX: a room finished meanwhile stays out of the index
-                    pipe.zadd(index, {room_id: due}, xx=True)
-                await pipe.execute()
+                    index_commands.append(("ZADD", index, "XX", due, room_id))
+            if index_commands:
+                await self._together(*index_commands)
             removed += len(gone)

@@ -31,9 +31,11 @@ from server.store.direct import keep_alive, supports
 
 __all__ = ["FeedSink", "Subscriber", "open_subscriber", "supports"]
 
-_MESSAGE = b"message"
-_SUBSCRIBE = b"subscribe"
-_UNSUBSCRIBE = b"unsubscribe"
+_KINDS = {
+    False: (b"message", b"subscribe", b"unsubscribe"),
+    True: (b"smessage", b"ssubscribe", b"sunsubscribe"),
+}
+_COMMANDS = {False: (b"SUBSCRIBE", b"UNSUBSCRIBE"), True: (b"SSUBSCRIBE", b"SUNSUBSCRIBE")}
 _PING = b"*1\r\n$4\r\nPING\r\n"
 _FEED_STEP = 16384
 
@@ -60,9 +62,18 @@ class Subscriber(asyncio.Protocol):
     the future itself never fails, so nobody has to retrieve it)."""
 
     def __init__(
-        self, sink: FeedSink, loop: asyncio.AbstractEventLoop, ping_interval: float
+        self,
+        sink: FeedSink,
+        loop: asyncio.AbstractEventLoop,
+        ping_interval: float,
+        *,
+        sharded: bool = False,
     ) -> None:
         self._on_message, self._on_subscribed, self._on_unsubscribed = sink
+        self._message, self._subscribed, self._unsubscribed = _KINDS[sharded]
+        self._subscribe, self._unsubscribe = _COMMANDS[sharded]
+        #: SSUBSCRIBE takes channels of one slot: one command per channel, in one write.
+        self._one_per_command = sharded
         self._loop = loop
         self._ping_interval = ping_interval
         self._reader = hiredis.Reader(replyError=ResponseError)
@@ -106,11 +117,11 @@ class Subscriber(asyncio.Protocol):
                 return
             if type(reply) is list:
                 kind = reply[0]
-                if kind == _MESSAGE:
+                if kind == self._message:
                     self._on_message(reply[1], reply[2])
-                elif kind == _SUBSCRIBE:
+                elif kind == self._subscribed:
                     self._on_subscribed(reply[1])
-                elif kind == _UNSUBSCRIBE:
+                elif kind == self._unsubscribed:
                     self._on_unsubscribed(reply[1])
                 # else: b"pong" (any byte counts as an answer), pattern replies (unused)
             elif isinstance(reply, ResponseError):
@@ -128,12 +139,18 @@ class Subscriber(asyncio.Protocol):
             self._transport.write(packed)
 
     def subscribe(self, *channels: bytes) -> None:
-        if channels:
-            self.send(_pack(b"SUBSCRIBE", *channels))
+        self._command(self._subscribe, channels)
 
     def unsubscribe(self, *channels: bytes) -> None:
-        if channels:
-            self.send(_pack(b"UNSUBSCRIBE", *channels))
+        self._command(self._unsubscribe, channels)
+
+    def _command(self, name: bytes, channels: tuple[bytes, ...]) -> None:
+        if not channels:
+            return
+        if self._one_per_command:
+            self.send(b"".join(_pack(name, channel) for channel in channels))
+        else:
+            self.send(_pack(name, *channels))
 
     def _tick(self) -> None:
         self._timer = None
@@ -162,14 +179,17 @@ class Subscriber(asyncio.Protocol):
         self._fail(RedisConnectionError("connection closed"))
 
 
-async def open_subscriber(url: str, config: StoreConfig, sink: FeedSink) -> Subscriber:
+async def open_subscriber(
+    url: str, config: StoreConfig, sink: FeedSink, *, sharded: bool = False
+) -> Subscriber:
     """Connect to the Redis of ``url`` (``supports(url)`` must hold) and send the connection
-    setup: AUTH and SELECT as the URL asks (their replies are checked as they arrive)."""
+    setup: AUTH and SELECT as the URL asks (their replies are checked as they arrive).
+    ``sharded``: the connection speaks sharded pub/sub (``SSUBSCRIBE``, Redis 7)."""
     if not supports(url):
         raise ValueError(f"unsupported Redis URL for the feed's connection: {url}")
     options = parse_url(url)
     loop = asyncio.get_running_loop()
-    wire = Subscriber(sink, loop, config.feed_ping_interval)
+    wire = Subscriber(sink, loop, config.feed_ping_interval, sharded=sharded)
     path: str | None = options.get("path")
     if path is not None:
         connecting = loop.create_unix_connection(lambda: wire, path)
@@ -184,7 +204,7 @@ async def open_subscriber(url: str, config: StoreConfig, sink: FeedSink) -> Subs
         username: str | None = options.get("username")
         setup += _pack("AUTH", username, password) if username else _pack("AUTH", password)
     db = int(options.get("db", 0) or 0)
-    if db:
+    if db and not sharded:  # a cluster has database 0 only
         setup += _pack("SELECT", db)
     if setup:
         wire.send(setup)

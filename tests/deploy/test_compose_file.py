@@ -51,7 +51,13 @@ from tests.deploy.compose import (
 HOST_ENV = {"GIN_AI_WORKER_KEY": "a-long-random-secret"}
 #: Variables of the compose file itself (replicas, ports), read by compose, not by the code.
 COMPOSE_KNOBS = frozenset(
-    {"GIN_SERVER_REPLICAS", "GIN_PUBLISH_PORTS", "GIN_AI_WORKERS", "GIN_PROXY_PORT"}
+    {
+        "GIN_SERVER_REPLICAS",
+        "GIN_PUBLISH_PORTS",
+        "GIN_AI_WORKERS",
+        "GIN_PROXY_PORT",
+        "GIN_REDIS_NODES",
+    }
 )
 #: Where the compose file deliberately differs from the code's defaults, and why.
 MEANT_TO_DIFFER = {
@@ -102,6 +108,7 @@ def _environ_reads(path: Path) -> set[str]:
 #: Values to try a variable with: the first the code accepts shows whether it reads it.
 PROBES = (
     "4321",
+    "1",
     "text",
     "DEBUG",
     "https://probe.example",

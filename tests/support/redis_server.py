@@ -13,6 +13,7 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
@@ -67,7 +68,14 @@ class RedisServer:
     ``appendfsync="always"`` makes every acknowledged write survive ``kill()``.
     """
 
-    def __init__(self, *, appendfsync: str = "everysec", binary: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        appendfsync: str = "everysec",
+        binary: str | None = None,
+        extra_args: tuple[str, ...] = (),
+        pick_port: Callable[[], int] | None = None,
+    ) -> None:
         found = binary or redis_server_binary()
         if found is None:
             raise RedisServerError(
@@ -75,6 +83,8 @@ class RedisServer:
             )
         self.binary = found
         self.appendfsync = appendfsync
+        self.extra_args = extra_args
+        self._pick_port = pick_port or _free_port
         self.port: int | None = None
         self.dir = Path(tempfile.mkdtemp(prefix="gin-redis-"))
         self.log_path = self.dir / "redis.log"
@@ -120,7 +130,7 @@ class RedisServer:
             self._spawn(self.port)
             return self
         for _attempt in range(5):
-            port = _free_port()
+            port = self._pick_port()
             try:
                 self._spawn(port)
             except RedisServerError:
@@ -145,6 +155,7 @@ class RedisServer:
             "--loglevel", "warning",
             "--unixsocket", str(self.socket_path),
             "--unixsocketperm", "700",
+            *self.extra_args,
         ]  # fmt: skip
         with self.log_path.open("ab") as log:
             self._proc = subprocess.Popen(
