@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from protocol.messages import ErrorCode
 from server.blobs import decode_room
 from server.connection import Connection
+from server.ratelimit import TokenBucket
 from server.requests import RequestFailed
 from server.room import Room, Seat
 from server.settings import Settings
@@ -42,26 +43,6 @@ class LimitExceeded(RequestFailed):
     """A request refused by a resource limit: answered with its code and message."""
 
 
-class FailureBudget:
-    """Up to ``burst`` failures, refilled at ``rate`` per second; the caller passes the time."""
-
-    __slots__ = ("_burst", "_rate", "_stamp", "_tokens")
-
-    def __init__(self, rate: float, burst: int, now: float) -> None:
-        self._rate = rate
-        self._burst = float(burst)
-        self._tokens = float(burst)
-        self._stamp = now
-
-    def left(self, now: float) -> float:
-        self._tokens = min(self._burst, self._tokens + max(0.0, now - self._stamp) * self._rate)
-        self._stamp = now
-        return self._tokens
-
-    def spend(self, now: float) -> None:
-        self._tokens = max(0.0, self.left(now) - 1.0)
-
-
 def address_digest(address: str) -> str:
     """A key-safe name of a client address (IPv6 addresses hold colons)."""
     return hashlib.sha256(address.encode("utf-8")).hexdigest()[:32]
@@ -73,7 +54,7 @@ class Limits:
     def __init__(self, store: Store, settings: Settings) -> None:
         self._store = store
         self._settings = settings
-        self._lookups: dict[str, FailureBudget] = {}
+        self._lookups: dict[str, TokenBucket] = {}
 
     # -- rooms per player ----------------------------------------------------------------
 
@@ -191,7 +172,7 @@ class Limits:
         budget = self._lookups.pop(conn.address, None)
         if budget is None:
             limit = self._settings.lookup_failures_per_minute
-            budget = FailureBudget(limit / 60.0, limit, now)
+            budget = TokenBucket(limit / 60.0, limit, now)
         budget.spend(now)
         self._lookups[conn.address] = budget  # the newest last: the oldest go first
         while len(self._lookups) > LOOKUP_ADDRESSES_MAX:

@@ -23,13 +23,22 @@ class TokenBucket:
         return self._rate
 
     def allow(self, now: float) -> bool:
-        elapsed = max(0.0, now - self._stamp)
-        self._stamp = now
-        self._tokens = min(self._burst, self._tokens + elapsed * self._rate)
-        if self._tokens >= 1.0:
+        """Take one token if there is one."""
+        if self.left(now) >= 1.0:
             self._tokens -= 1.0
             return True
         return False
+
+    def left(self, now: float) -> float:
+        """The tokens there are at ``now``."""
+        elapsed = max(0.0, now - self._stamp)
+        self._stamp = now
+        self._tokens = min(self._burst, self._tokens + elapsed * self._rate)
+        return self._tokens
+
+    def spend(self, now: float) -> None:
+        """Take one token, or what is left of one (a budget spent by what happened)."""
+        self._tokens = max(0.0, self.left(now) - 1.0)
 
     def widen(self, rate: float, burst: int) -> None:
         """Raise the rate and the burst (never lower them); the tokens grow by as much."""

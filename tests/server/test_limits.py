@@ -1,16 +1,17 @@
-"""The pure parts of ``server.limits``: the failed-lookup budget, address names, and the
-resource-limit settings."""
+"""The pure parts of ``server.limits``: the failed-lookup budget (a token bucket), address
+names, and the resource-limit settings."""
 
 from __future__ import annotations
 
 import pytest
 
-from server.limits import FailureBudget, address_digest
+from server.limits import address_digest
+from server.ratelimit import TokenBucket
 from server.settings import Settings
 
 
 def test_a_failure_budget_empties_and_refills_at_its_rate() -> None:
-    budget = FailureBudget(rate=1.0, burst=3, now=0.0)
+    budget = TokenBucket(rate=1.0, burst=3, now=0.0)
     for _ in range(3):
         assert budget.left(0.0) >= 1.0
         budget.spend(0.0)
