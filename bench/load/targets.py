@@ -1,8 +1,16 @@
-"""The figures issue #3 asks of the server; printed beside the measured ones, never asserted."""
+"""The standing speed targets (issue #14), printed beside the measured figures, never asserted.
 
-TARGET_ACTIONS_PER_S = 5000
-TARGET_P99_MS = 5.0
+The machines are shared and their speed varies, so the targets are ratios to the floor of a
+move measured in the same run (``bench/floor_server.py``), read beside the machine speed the
+header prints; the echo stays in the output as the network's floor, with no target.
+"""
+
+#: Server CPU per applied action, saturated, at most this many times the floor's per move.
+TARGET_CPU_RATIO = 3.5
+#: Paced p99 of the game at most this many times the floor's paced p99 ...
+TARGET_P99_RATIO = 3.0
+#: ... measured at this many rooms and actions per second (``--rooms 1000 --rate 1000``).
 TARGET_P99_ROOMS = 1000
-TARGET_ECHO_RATIO = 3.0
+TARGET_P99_RATE = 1000
 TARGET_IDLE_CONNECTIONS = 10_000
 TARGET_IDLE_BYTES = 1 << 30
