@@ -21,6 +21,8 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+import websockets
+
 from client.ai.policies import get_policy
 from client.session import ConnectionLost, RequestError, Session, SessionClosed
 from protocol import messages as m
@@ -38,6 +40,8 @@ LOST_SEAT_CODES = frozenset({"not_a_player", "not_your_seat", "not_found", "room
 RETRY_SECONDS = 0.2
 #: How long to wait for the update of a move before asking for it again.
 UPDATE_WAIT_SECONDS = 10.0
+#: The first and the longest pause between attempts to reach the server at start-up.
+FIRST_CONNECT_BACKOFF = (0.1, 2.0)
 #: How long a seat waits for its turn before it asks the server for anything it missed.
 TURN_WAIT_SECONDS = 15.0
 
@@ -85,14 +89,12 @@ class Worker:
         self.moves = 0
 
     async def run(self) -> None:
-        """Play seats until :meth:`stop`; reconnects by itself."""
-        self._session = await Session.connect(
-            self.settings.url,
-            name=self.settings.name,
-            client="ai-worker/0.1",
-            worker_key=self.settings.worker_key,
-        )
-        session = self._session
+        """Play seats until :meth:`stop`; reconnects by itself, and waits for a server that
+        is not up yet when it starts."""
+        session = await self._first_connection()
+        if session is None:
+            return
+        self._session = session
         subscribed_on = -1
         try:
             while not self._stopped.is_set():
@@ -112,6 +114,28 @@ class Worker:
                 self._take(message)
         finally:
             await self._finish()
+
+    async def _first_connection(self) -> Session | None:
+        """The worker's session, once a server answers; None when stopped before that. A
+        refused hello (a wrong worker key) is raised: waiting would not mend it."""
+        delay = FIRST_CONNECT_BACKOFF[0]
+        while not self._stopped.is_set():
+            try:
+                return await Session.connect(
+                    self.settings.url,
+                    name=self.settings.name,
+                    client="ai-worker/0.1",
+                    worker_key=self.settings.worker_key,
+                )
+            except (OSError, TimeoutError, websockets.exceptions.WebSocketException) as error:
+                log.warning(
+                    "server not reachable yet: retrying",
+                    extra={"url": self.settings.url, "error": repr(error), "delay": delay},
+                )
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopped.wait(), delay)
+            delay = min(delay * 2, FIRST_CONNECT_BACKOFF[1])
+        return None
 
     def _capacity(self) -> int:
         return self.settings.capacity if self._accepting else 0
@@ -207,8 +231,8 @@ class Worker:
     def stop(self) -> None:
         """Take no new seats; finish the current matches (up to ``drain_seconds``), then stop.
         Seats still in play then are handed back when the connection closes."""
-        if not self._accepting:
-            self._stopped.set()  # a second signal: stop now
+        if not self._accepting or self._session is None:
+            self._stopped.set()  # a second signal, or nothing to finish yet: stop now
             return
         self._accepting = False
         loop = asyncio.get_running_loop()

@@ -19,6 +19,7 @@ from client.session import RequestError, Session, View
 from protocol import codec
 from protocol import messages as m
 from tests.e2e.helpers import ai_room_with_worker, choose
+from tests.support.fixtures import FAST_CLIENT_ENV
 from tests.support.server_process import ROOT, WORKER_KEY, ServerProcess
 
 Spawn = Any
@@ -119,6 +120,25 @@ async def test_a_whole_match_against_each_level(
     assert game["results"], "no hand was played"
     assert ai_moves or game["phase"] == "match_over"
     print(f"{level}: {len(game['results'])} hands, person moves {moves}, scores {game['scores']}")
+
+
+async def test_a_worker_started_before_its_server_waits_for_it(
+    server_factory: Any, workers: Spawn
+) -> None:
+    server = server_factory(env=FAST_CLIENT_ENV, start=False)
+    worker = workers(server)
+    while "server not reachable yet" not in worker.log_path.read_text():
+        assert worker.proc.poll() is None, worker.log_path.read_text()
+        await asyncio.sleep(0.05)
+    await server.astart()
+    session = await Session.connect(server.ws_url, name="Person")
+    try:
+        ack = await session.request("create_room", mode="ai", level="easy", rules={"target": 30})
+        final, _ = await play_person(session, ack.result["room"], random.Random(3))
+    finally:
+        await session.close()
+    assert final["status"] == "finished"
+    assert worker.proc.poll() is None
 
 
 async def test_a_second_worker_finishes_the_match_when_the_first_dies(
