@@ -248,4 +248,14 @@ export const ka: Dictionary = {
   "lobby.chooseName": "ეს სახელი სერვერმა მოგცათ: აირჩიეთ თქვენი.",
   "rules.card": "წესების ბარათი (ცნობარი)",
   "lobby.wholeMatch": "მთელი პარტია",
+
+  // --- cards-hand (issue #17): arranging the hand, the discard hint
+  "hand.sortLabel": "ხელის დალაგება",
+  "hand.sortMelds": "კომბინაციები",
+  "hand.sortRank": "რანგით",
+  "hand.sortSuit": "მასტით",
+  "hand.moveHelp": "გადაათრიეთ კარტი ხელში მისი ადგილის შესაცვლელად; კლავიატურით — Alt და ისრები.",
+  "hand.hint": "მინიშნება",
+  "hand.hintNote": "მინიშნება: გადაყარეთ {card} (დარჩენილი შეუკრავი კარტები: {n})",
+  "hand.hinted": "მინიშნება",
 };

@@ -247,4 +247,14 @@ export const ru: Dictionary = {
   "lobby.chooseName": "Это имя дал вам сервер: выберите своё.",
   "rules.card": "Карточка правил (справка)",
   "lobby.wholeMatch": "Вся партия",
+
+  // --- cards-hand (issue #17): arranging the hand, the discard hint
+  "hand.sortLabel": "Упорядочить руку",
+  "hand.sortMelds": "Комбинации",
+  "hand.sortRank": "По достоинству",
+  "hand.sortSuit": "По масти",
+  "hand.moveHelp": "Перетащите карту, чтобы переставить её в руке; с клавиатуры — Alt и стрелки.",
+  "hand.hint": "Подсказка",
+  "hand.hintNote": "Подсказка: сбросьте {card} (останется штрафных очков: {n})",
+  "hand.hinted": "подсказка",
 };
