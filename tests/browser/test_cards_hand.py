@@ -223,6 +223,25 @@ def test_sort_buttons_order_the_hand_and_melds_stay_the_default(
         points = sum(card_value(card) for card in deadwood)
         expect(page.get_by_test_id("deadwood")).to_contain_text(str(points))
 
+        # the keyboard: Alt + arrow moves the focused card, which keeps the focus
+        shown = hand_cards(page)
+        page.get_by_test_id(f"card-{shown[0]}").focus()
+        page.keyboard.press("Alt+ArrowRight")
+        page.keyboard.press("Alt+ArrowRight")
+        expect(hand).to_have_attribute("data-sort", "custom")
+        assert hand_cards(page) == [shown[1], shown[2], shown[0], *shown[3:]]
+        focused = page.evaluate("document.activeElement.dataset.card")
+        assert focused == shown[0]
+        page.keyboard.press("Alt+ArrowLeft")
+        assert hand_cards(page) == [shown[1], shown[0], *shown[2:]]
+
+        # card sizes from the settings' attribute on <html>
+        widths = {}
+        for size in ("small", "medium", "large"):
+            page.evaluate(f"document.documentElement.dataset.cardSize = '{size}'")
+            widths[size] = box(page, shown[0])["width"]
+        assert widths["small"] < widths["medium"] < widths["large"], widths
+
 
 def test_the_hint_names_a_discard_that_leaves_the_least_deadwood(
     gin_server: ServerProcess, new_page: NewPage

@@ -114,6 +114,8 @@ export function renderHand(app: AppActions, view: RoomView, game: GameView): HTM
           if (at < 0 || at >= shown.length) return;
           layout.move(view, shown, card, at);
           app.render();
+          // the page gives the focus to the next move's control when a card cannot be played
+          document.querySelector<HTMLElement>(`[data-testid=my-hand] [data-key="card-${card}"]`)?.focus();
         },
         ondragstart: (event: DragEvent) => {
           event.dataTransfer?.setData(DRAG_TYPE, `card:${card}`);
