@@ -257,6 +257,7 @@ export const en = {
   "hand.hint": "Hint",
   "hand.hintNote": "Hint: discard the {card} (deadwood left: {n})",
   "hand.hinted": "hint",
+  "rules.c6": "Arrange your hand with Melds, By rank or By suit, or drag a card where you want it (Alt + arrow keys with the keyboard); Hint names the discard that leaves the least deadwood.",
 };
 
 export type MessageKey = keyof typeof en;

@@ -258,4 +258,5 @@ export const tr: Dictionary = {
   "hand.hint": "İpucu",
   "hand.hintNote": "İpucu: {card} at (kalan kombinasyon dışı puan: {n})",
   "hand.hinted": "ipucu",
+  "rules.c6": "Elini Kombinasyonlar, Değere göre ya da Renge göre düzenle veya bir kartı istediğin yere sürükle (klavyeyle Alt ve ok tuşları); İpucu, en az kombinasyon dışı puan bırakan atışı söyler.",
 };
