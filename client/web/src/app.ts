@@ -10,6 +10,7 @@ import { parseRoute, routePath, type Route } from "./routes";
 import { ConnectionLost, RequestError, Session, type ConnStatus } from "./session";
 import { displayName } from "./names";
 import { Persist, type SavedMatch, type Stats } from "./storage";
+import { HandLayout } from "./hand-layout";
 import { clear, h } from "./dom";
 import type { AppActions, Motion, PickMode, Question, RoomOptions } from "./views/actions";
 import { renderHeader, renderQuestion } from "./views/common";
@@ -22,6 +23,8 @@ export class App implements AppActions {
   readonly root: HTMLElement;
   readonly persist: Persist;
   readonly session: Session;
+  /** How the player lays out their hand, the card just drawn, the hint (hand-layout.ts). */
+  readonly hand: HandLayout;
   route: Route = { name: "lobby" };
   status: ConnStatus = "offline";
   pick: PickMode = null;
@@ -49,6 +52,7 @@ export class App implements AppActions {
     this.root = root;
     this.persist = persist;
     this.stats = persist.stats;
+    this.hand = new HandLayout(persist);
     const scheme = location.protocol === "https:" ? "wss" : "ws";
     this.session = new Session({ url: `${scheme}://${location.host}/ws`, persist });
   }
@@ -216,6 +220,7 @@ export class App implements AppActions {
     }
     if (said) this.announcement = said;
     this.motion = motion;
+    if (view && motion.drawn) this.hand.noteDrawn(view, motion.drawn);
     if (view) this.remember(view, applied);
     // a rematch both players asked for: follow the new room
     if (view?.next_room && seat !== null && (view.rematch[seat] || this.rematchAsked) && this.route.name === "room") {

@@ -20,6 +20,14 @@ export interface SavedRoom {
 
 export type Stats = Record<string, number>;
 
+/** How the player arranged the hand in play (hand-layout.ts); `key` names room, hand and seat. */
+export interface SavedHand {
+  key: string;
+  sort: string;
+  order: string[];
+  drawn: string | null;
+}
+
 /** A match this browser plays (a seat of its own, not finished): the lobby offers it again. */
 export interface SavedMatch {
   room: string;
@@ -155,6 +163,24 @@ export class Persist {
     const hands = this.playedHands;
     if (hands.some((item) => item.id === hand.id)) return;
     this.set("hands", JSON.stringify([...hands, hand].slice(-MAX_PLAYED_HANDS)));
+  }
+
+  get hand(): SavedHand | null {
+    const saved = this.getJson<SavedHand>("hand");
+    if (!saved || typeof saved.key !== "string" || typeof saved.sort !== "string" || !Array.isArray(saved.order)) return null;
+    const order = saved.order.filter((card): card is string => typeof card === "string");
+    return { key: saved.key, sort: saved.sort, order, drawn: typeof saved.drawn === "string" ? saved.drawn : null };
+  }
+  set hand(value: SavedHand | null) {
+    this.set("hand", value === null ? null : JSON.stringify(value));
+  }
+
+  /** The sort the player last chose (melds, rank, suit): each new hand starts with it. */
+  get handSort(): string | null {
+    return this.get("handSort");
+  }
+  set handSort(value: string | null) {
+    this.set("handSort", value);
   }
 
   get stats(): Stats | null {

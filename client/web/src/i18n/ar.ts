@@ -248,4 +248,15 @@ export const ar: Dictionary = {
   "lobby.chooseName": "هذا هو الاسم الذي أعطاك إياه الخادم: اختر اسمك.",
   "rules.card": "بطاقة القواعد (مرجع)",
   "lobby.wholeMatch": "المباراة كلها",
+
+  // --- cards-hand (issue #17): arranging the hand, the discard hint
+  "hand.sortLabel": "رتّب يدك",
+  "hand.sortMelds": "التشكيلات",
+  "hand.sortRank": "حسب الرتبة",
+  "hand.sortSuit": "حسب الشكل",
+  "hand.moveHelp": "اسحب ورقة لتغيير مكانها في يدك؛ وبلوحة المفاتيح: Alt مع الأسهم.",
+  "hand.hint": "تلميح",
+  "hand.hintNote": "تلميح: ارمِ {card} (الأوراق الميتة الباقية: {n})",
+  "hand.hinted": "تلميح",
+  "rules.c6": "رتّب يدك بالتشكيلات أو حسب الرتبة أو حسب الشكل، أو اسحب ورقة إلى حيث تريد (Alt مع الأسهم بلوحة المفاتيح)؛ ويسمّي «تلميح» الورقة التي يترك رميها أقل الأوراق الميتة.",
 };

@@ -247,6 +247,17 @@ export const en = {
   "lobby.chooseName": "This is the name the server gave you: choose your own.",
   "rules.card": "The rules card (reference)",
   "lobby.wholeMatch": "The whole match",
+
+  // --- cards-hand (issue #17): arranging the hand, the discard hint
+  "hand.sortLabel": "Arrange your hand",
+  "hand.sortMelds": "Melds",
+  "hand.sortRank": "By rank",
+  "hand.sortSuit": "By suit",
+  "hand.moveHelp": "Drag a card to move it in your hand; with the keyboard, Alt + arrow keys.",
+  "hand.hint": "Hint",
+  "hand.hintNote": "Hint: discard the {card} (deadwood left: {n})",
+  "hand.hinted": "hint",
+  "rules.c6": "Arrange your hand with Melds, By rank or By suit, or drag a card where you want it (Alt + arrow keys with the keyboard); Hint names the discard that leaves the least deadwood.",
 };
 
 export type MessageKey = keyof typeof en;

@@ -248,4 +248,15 @@ export const tr: Dictionary = {
   "lobby.chooseName": "Bu, sunucunun sana verdiği ad: kendi adını seç.",
   "rules.card": "Kural kartı (başvuru)",
   "lobby.wholeMatch": "Tüm maç",
+
+  // --- cards-hand (issue #17): arranging the hand, the discard hint
+  "hand.sortLabel": "Elini düzenle",
+  "hand.sortMelds": "Kombinasyonlar",
+  "hand.sortRank": "Değere göre",
+  "hand.sortSuit": "Renge göre",
+  "hand.moveHelp": "Bir kartı elinde taşımak için sürükle; klavyeyle Alt ve ok tuşları.",
+  "hand.hint": "İpucu",
+  "hand.hintNote": "İpucu: {card} at (kalan kombinasyon dışı puan: {n})",
+  "hand.hinted": "ipucu",
+  "rules.c6": "Elini Kombinasyonlar, Değere göre ya da Renge göre düzenle veya bir kartı istediğin yere sürükle (klavyeyle Alt ve ok tuşları); İpucu, en az kombinasyon dışı puan bırakan atışı söyler.",
 };

@@ -1,6 +1,7 @@
 // What a view may read of the app and ask it to do. The app implements it; views import this
 // module (types only) and never the app, so the app can import the views without a circle.
 
+import type { HandLayout } from "../hand-layout";
 import type { Lang } from "../i18n";
 import type { Action, HandOver, LobbyHand, RoomView } from "../protocol";
 import type { Route } from "../routes";
@@ -46,6 +47,8 @@ export interface AppActions {
   readonly stats: Stats | null;
   readonly pendingResult: HandOver | null;
   readonly motion: Motion | null;
+  /** The player's arrangement of their own hand, the card just drawn, the discard hint. */
+  readonly hand: HandLayout;
   readonly rematchAsked: boolean;
   readonly copied: boolean;
   /** Whether the move history is unfolded; the table view keeps it as the player leaves it. */

@@ -1,7 +1,7 @@
 // Pieces every page uses: the header (title, connection status, language, navigation) and
 // the card faces.
 
-import { cardName, face, sortMeld } from "../cards";
+import { cardName, face, sortMeld, suitOf } from "../cards";
 import { h, type Attrs, type Child } from "../dom";
 import { DICTIONARIES, LANGS, getLang, isLang, t, type MessageKey } from "../i18n";
 import type { AppActions, Question } from "./actions";
@@ -91,14 +91,20 @@ export function renderHeader(app: AppActions): HTMLElement {
   );
 }
 
-/** The visible face of a card (rank over suit), always left to right. */
+/** The visible face of a card, always left to right: the index (rank over suit) at the top
+ * left and, turned, at the bottom right, so that a card overlapped by the next one can be read;
+ * in the middle one large suit symbol, or for a court card its letter (cards.css). */
 export function cardFace(card: string): HTMLElement {
   const { rank, suit, red } = face(card);
+  const court = ["J", "Q", "K"].includes(rank);
+  const index = (corner: "tl" | "br") =>
+    h("span", { class: `index ${corner}` }, h("span", { class: "rank" }, rank), h("span", { class: "suit" }, suit));
   return h(
     "span",
-    { class: `face ${red ? "red" : "black"}`, dir: "ltr", "aria-hidden": "true" },
-    h("span", { class: "rank" }, rank),
-    h("span", { class: "suit" }, suit),
+    { class: `face ${red ? "red" : "black"} suit-${suitOf(card)}${court ? " court" : ""}`, dir: "ltr", "aria-hidden": "true" },
+    index("tl"),
+    h("span", { class: "middle" }, court ? h("span", { class: "letter" }, rank) : null, h("span", { class: "pip" }, suit)),
+    index("br"),
   );
 }
 

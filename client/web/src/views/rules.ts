@@ -30,7 +30,7 @@ export function renderRules(lang: Lang): HTMLElement {
       "section",
       { class: "document controls" },
       h("h2", null, t("rules.controls")),
-      h("ul", null, (["rules.c1", "rules.c2", "rules.c3", "rules.c4", "rules.c5"] as const).map((key) => h("li", null, t(key)))),
+      h("ul", null, (["rules.c1", "rules.c2", "rules.c3", "rules.c4", "rules.c5", "rules.c6"] as const).map((key) => h("li", null, t(key)))),
     ),
     cards.map((text) =>
       h(

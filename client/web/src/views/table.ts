@@ -1,43 +1,19 @@
 // The table: the opponent's card backs at the top, the stock and the discard pile in the
-// middle, your hand at the bottom (melds grouped, deadwood counted by the server), the moves
-// of this hand, and the result when the hand is over. Every move is a click, a drag, or a key.
+// middle, your hand at the bottom (views/hand.ts), the moves of this hand, and the result
+// when the hand is over. Every move is a click, a drag, or a key.
 
-import { cardName, shortName, sortCards, sortMeld } from "../cards";
+import { cardName, shortName } from "../cards";
 import { h } from "../dom";
 import { t, tSeat } from "../i18n";
-import type { Action, GameView, RoomView } from "../protocol";
+import type { GameView, RoomView } from "../protocol";
 import type { AppActions } from "./actions";
 import { routePath } from "../routes";
 import { bdi, cardBack, cardFace, say } from "./common";
+import { renderHand } from "./hand";
+import { cardAction, DRAG_TYPE, dragData, drawAction, legal, PLAYING } from "./moves";
 import { renderMatchOver, renderResult } from "./result";
 import { renderRoomRules, renderScoreSheet } from "./score-sheet";
-
-const DRAG_TYPE = "application/x-gin-move";
-const PLAYING = new Set(["first_offer", "second_offer", "first_draw", "draw", "discard"]);
-
-function legal(game: GameView, kind: string, card?: string): boolean {
-  return (game.legal_actions ?? []).some((action) => action.kind === kind && (card === undefined || action.card === card));
-}
-
-function dragData(event: DragEvent): string | null {
-  const types = event.dataTransfer?.types ?? [];
-  return Array.from(types).includes(DRAG_TYPE) ? DRAG_TYPE : null;
-}
-
-/** What clicking (or dropping) a card of the hand does now, if anything. */
-function cardAction(app: AppActions, game: GameView, card: string): Action | null {
-  if (app.pick === "knock" && legal(game, "knock", card)) return { kind: "knock", card };
-  if (app.pick === "gin" && legal(game, "gin", card)) return { kind: "gin", card };
-  if (app.pick === null && legal(game, "discard", card)) return { kind: "discard", card };
-  return null;
-}
-
-function drawAction(game: GameView, source: "stock" | "discard"): Action | null {
-  if (source === "stock") return legal(game, "draw_stock") ? { kind: "draw_stock" } : null;
-  if (legal(game, "draw_discard")) return { kind: "draw_discard" };
-  if (legal(game, "take_upcard")) return { kind: "take_upcard" };
-  return null;
-}
+import { seatBadges } from "./seat-badges";
 
 function statusLine(app: AppActions, view: RoomView, game: GameView): string {
   const seat = view.seat;
@@ -64,19 +40,6 @@ function moveHint(app: AppActions, game: GameView): string | null {
   if (app.pick || (game.phase !== "draw" && game.phase !== "discard")) return null;
   const touch = window.matchMedia?.("(pointer: coarse)").matches ?? false;
   return t(touch ? "turn.tapHint" : "turn.dragHint");
-}
-
-function seatBadges(app: AppActions, view: RoomView, seat: number): HTMLElement[] {
-  const info = view.seats?.[seat];
-  const badges: HTMLElement[] = [];
-  if (!info) return badges;
-  if (info.stand_in) {
-    badges.push(h("span", { class: "badge stand-in", "data-testid": `stand-in-${seat}` }, t("seat.standIn", { name: app.seatName(view, seat) })));
-  } else if (info.away) {
-    badges.push(h("span", { class: "badge away", "data-testid": `away-${seat}` }, t("seat.away")));
-  }
-  if (view.game && view.game.dealer === seat) badges.push(h("span", { class: "badge dealer" }, t("table.dealer")));
-  return badges;
 }
 
 /** A seat whose cards the reader does not see: the opponent at the top, or for a watcher
@@ -201,83 +164,6 @@ function renderActions(app: AppActions, game: GameView): HTMLElement | null {
     }
   }
   return buttons.length ? h("div", { class: "actions buttons" }, buttons) : null;
-}
-
-function renderHand(app: AppActions, view: RoomView, game: GameView): HTMLElement {
-  const cards = game.cards ?? [];
-  const melds = game.melds ?? [];
-  const inMelds = new Set(melds.flat());
-  const deadwood = sortCards(game.deadwood ?? cards.filter((card) => !inMelds.has(card)));
-  const motion = app.motion;
-  let firstLive = true;
-
-  const cardButton = (card: string) => {
-    const action = cardAction(app, game, card);
-    const isNew = motion?.drawn === card;
-    const label = [cardName(card)];
-    if (isNew) label.push(t("card.new"));
-    if (action && action.kind !== "discard") label.push(t(action.kind === "knock" ? "action.knockWith" : "action.ginWith", { card: cardName(card) }));
-    const autofocus = Boolean(action) && firstLive;
-    if (action) firstLive = false;
-    return h(
-      "button",
-      {
-        class: `card${action ? " live" : ""}${isNew ? ` new enter-from-${motion?.drawnFrom ?? "stock"}` : ""}${game.taken_card === card ? " taken" : ""}`,
-        "data-key": `card-${card}`,
-        "data-card": card,
-        "data-testid": `card-${card}`,
-        "aria-label": label.join(", "),
-        "aria-disabled": action ? undefined : "true",
-        "data-autofocus": autofocus ? true : undefined,
-        draggable: action ? "true" : undefined,
-        onclick: () => action && !app.busy && app.act(action),
-        ondragstart: (event: DragEvent) => {
-          if (!action) return event.preventDefault();
-          event.dataTransfer?.setData(DRAG_TYPE, `card:${card}`);
-          if (event.dataTransfer) event.dataTransfer.effectAllowed = "move";
-        },
-      },
-      cardFace(card),
-    );
-  };
-
-  const groups = [
-    ...melds.map((meld) =>
-      h("div", { class: "group group-meld", role: "group", "aria-label": t("table.meld"), dir: "ltr" }, sortMeld(meld).map(cardButton)),
-    ),
-    deadwood.length
-      ? h("div", { class: "group group-deadwood", role: "group", "aria-label": t("table.deadwoodGroup"), dir: "ltr" }, deadwood.map(cardButton))
-      : null,
-  ];
-  const seat = view.seat ?? 0;
-  const myTurn = view.status === "playing" && game.turn === seat && PLAYING.has(game.phase);
-  return h(
-    "section",
-    {
-      class: `seat me${myTurn ? " active" : ""}`,
-      "aria-label": t("table.hand"),
-      "data-testid": "my-hand",
-      ondragover: (event: DragEvent) => {
-        if (dragData(event) && (drawAction(game, "stock") || drawAction(game, "discard"))) event.preventDefault();
-      },
-      ondrop: (event: DragEvent) => {
-        const data = event.dataTransfer?.getData(DRAG_TYPE) ?? "";
-        if (data !== "stock" && data !== "discard") return;
-        event.preventDefault();
-        const action = drawAction(game, data);
-        if (action && !app.busy) app.act(action);
-      },
-    },
-    h(
-      "div",
-      { class: "seat-info" },
-      h("span", { class: "name" }, say("seat.you", { name: bdi(app.seatName({ ...view, seat: null }, seat)) })),
-      seatBadges(app, view, seat),
-      h("span", { class: "score", "aria-hidden": "true" }, String(game.scores[seat])),
-      h("span", { class: "deadwood", "data-testid": "deadwood" }, t("table.deadwood", { n: game.deadwood_points ?? 0 })),
-    ),
-    h("div", { class: "hand", "data-count": String(cards.length) }, groups),
-  );
 }
 
 function renderHistory(app: AppActions, view: RoomView, game: GameView): HTMLElement {
