@@ -40,7 +40,6 @@ from protocol.messages import (
     parse_version,
     to_wire,
 )
-
 from protocol.talk import EMOTES, PHRASES, QUICK_MESSAGES
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
