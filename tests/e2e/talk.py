@@ -26,7 +26,7 @@ async def table(url_a: str, url_b: str, **hello: Any) -> Table:
     """Ada (seat 0) on the first process, Bob (seat 1) on the second, and a watcher on each,
     all recording every frame they get."""
     ada, bob, room = await private_match(url_a, url_b, record=True, **hello)
-    token = ada.room(room).view["watch_token"]
+    token = (await ada.wait_for(room))["watch_token"]
     watchers = []
     for url, name in ((url_a, "Sam"), (url_b, "Sue")):
         watcher = await Session.connect(url, name=name, record=True)

@@ -66,11 +66,11 @@ async def test_bad_phrases_and_strangers_are_refused_and_the_connection_survives
     gin_server: ServerProcess,
 ) -> None:
     ada, bob, room = await private_match(gin_server.ws_url, gin_server.ws_url, record=True)
-    token = ada.room(room).view["watch_token"]
+    token = (await ada.wait_for(room))["watch_token"]
     watcher = await Session.connect(gin_server.ws_url, name="Sam")
     worker = await Session.connect(gin_server.ws_url, name="Bot", worker_key=WORKER_KEY)
     try:
-        for frame, code, field in (
+        cases: list[tuple[dict[str, object], str, str]] = [
             (
                 {"t": "say", "id": "s1", "room": room, "phrase": "you cheat"},
                 "invalid_argument",
@@ -79,8 +79,9 @@ async def test_bad_phrases_and_strangers_are_refused_and_the_connection_survives
             ({"t": "say", "id": "s2", "room": room, "phrase": ""}, "invalid_argument", "phrase"),
             ({"t": "say", "id": "s3", "room": room, "phrase": 7}, "bad_message", "phrase"),
             ({"t": "say", "id": "s4", "room": room}, "bad_message", "phrase"),
-        ):
-            answer = await ada.raw_request(codec.pack(frame), frame["id"])
+        ]
+        for frame, code, field in cases:
+            answer = await ada.raw_request(codec.pack(frame), str(frame["id"]))
             assert isinstance(answer, m.Error), answer
             assert (answer.code, (answer.detail or {}).get("field")) == (code, field)
         await watcher.request("watch", room=room, watch_token=token)
