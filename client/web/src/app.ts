@@ -10,6 +10,7 @@ import { parseRoute, routePath, type Route } from "./routes";
 import { ConnectionLost, RequestError, Session, type ConnStatus } from "./session";
 import { displayName } from "./names";
 import { Persist, type SavedMatch, type Stats } from "./storage";
+import { Talk, isQuickMessage, type QuickMessage } from "./talk";
 import { clear, h } from "./dom";
 import type { AppActions, Motion, PickMode, Question, RoomOptions } from "./views/actions";
 import { renderHeader, renderQuestion } from "./views/common";
@@ -17,6 +18,7 @@ import { renderLobby } from "./views/lobby";
 import { renderReplay, ReplayController } from "./views/replay";
 import { renderRules } from "./views/rules";
 import { renderTable } from "./views/table";
+import { phraseText } from "./views/talk";
 
 export class App implements AppActions {
   readonly root: HTMLElement;
@@ -39,6 +41,7 @@ export class App implements AppActions {
   historyOpen = !window.matchMedia?.("(max-width: 720px)").matches;
   replay: ReplayController | null = null;
   question: Question | null = null;
+  readonly talk: Talk;
   /** The options of the next room the player creates (the lobby's form). */
   readonly roomOptions: RoomOptions = { rules: {} };
   private toastTimer: ReturnType<typeof setTimeout> | null = null;
@@ -51,6 +54,7 @@ export class App implements AppActions {
     this.stats = persist.stats;
     const scheme = location.protocol === "https:" ? "wss" : "ws";
     this.session = new Session({ url: `${scheme}://${location.host}/ws`, persist });
+    this.talk = new Talk(persist, () => this.render());
   }
 
   // --- start ---------------------------------------------------------------------------------
@@ -103,6 +107,7 @@ export class App implements AppActions {
         if (this.route.name === "lobby") this.loadLobby();
         this.render();
       },
+      said: (message) => this.heard(message.room, message.seat, message.phrase),
     });
     window.addEventListener("popstate", () => this.enterRoute(parseRoute(location.pathname, location.search)));
     document.addEventListener("keydown", (event) => this.onKey(event));
@@ -173,6 +178,7 @@ export class App implements AppActions {
   }
 
   followRoom(room: string, resume: boolean, watchToken?: string): void {
+    this.talk.reset();
     this.pendingResult = null;
     this.rematchAsked = false;
     this.busy = false;
@@ -361,6 +367,7 @@ export class App implements AppActions {
   private onKey(event: KeyboardEvent): void {
     if (event.key === "Escape") {
       if (this.question) this.answer(false);
+      else if (this.talk.open) this.talk.setOpen(false);
       else if (this.pick) this.setPick(null);
       return;
     }
@@ -491,6 +498,29 @@ export class App implements AppActions {
       }
       this.fail(error);
     });
+  }
+
+  /** The other player's quick message: beside their seat for a while, and said aloud,
+   * unless this browser hides them (the mute). */
+  private heard(room: string, seat: number, phrase: string): void {
+    const view = this.view;
+    if (!view || view.room !== room || view.seat === null || seat === view.seat) return;
+    if (this.talk.muted || !isQuickMessage(phrase)) return;
+    this.announcement = t("talk.said", { name: this.seatName(view, seat), phrase: phraseText(phrase) });
+    this.talk.show(seat, phrase);
+  }
+
+  say(phrase: QuickMessage): void {
+    const view = this.view;
+    if (!view || view.seat === null) return;
+    const seat = view.seat;
+    this.talk.setOpen(false);
+    this.session.request("say", { room: view.room, phrase }).then(
+      () => {
+        if (this.view?.room === view.room) this.talk.show(seat, phrase);
+      },
+      (error: unknown) => this.fail(error),
+    );
   }
 
   dismissResult(): void {

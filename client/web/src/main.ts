@@ -1,5 +1,6 @@
 import { App } from "./app";
 import "./style.css";
+import "./styles/talk.css";
 
 const root = document.getElementById("app");
 if (root) new App(root).start();

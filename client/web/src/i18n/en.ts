@@ -247,6 +247,28 @@ export const en = {
   "lobby.chooseName": "This is the name the server gave you: choose your own.",
   "rules.card": "The rules card (reference)",
   "lobby.wholeMatch": "The whole match",
+
+  // quick-talk: quick messages and emotes between the two players (views/talk.ts)
+  "talk.open": "Quick messages",
+  "talk.menu": "Send {name} a quick message",
+  "talk.phrase.hello": "Hello!",
+  "talk.phrase.good_luck": "Good luck!",
+  "talk.phrase.well_played": "Well played!",
+  "talk.phrase.nice_move": "Nice move!",
+  "talk.phrase.thanks": "Thanks!",
+  "talk.phrase.oops": "Oops!",
+  "talk.phrase.thinking": "Thinking…",
+  "talk.phrase.good_game": "Good game!",
+  "talk.emote.smile": "Smile",
+  "talk.emote.laugh": "Laugh",
+  "talk.emote.wow": "Wow",
+  "talk.emote.sad": "Sad",
+  "talk.emote.heart": "Heart",
+  "talk.mute": "Hide {name}'s messages",
+  "talk.muted": "{name}'s messages are hidden",
+  "talk.said": "{name} says: {phrase}",
+  "talk.sent": "You said: {phrase}",
+  "error.too_many_phrases": "Too many quick messages: wait a moment.",
 };
 
 export type MessageKey = keyof typeof en;

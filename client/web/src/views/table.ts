@@ -11,6 +11,7 @@ import { routePath } from "../routes";
 import { bdi, cardBack, cardFace, say } from "./common";
 import { renderMatchOver, renderResult } from "./result";
 import { renderRoomRules, renderScoreSheet } from "./score-sheet";
+import { renderTalkBubble, renderTalkControl } from "./talk";
 
 const DRAG_TYPE = "application/x-gin-move";
 const PLAYING = new Set(["first_offer", "second_offer", "first_draw", "draw", "discard"]);
@@ -100,6 +101,7 @@ function renderOpponent(app: AppActions, view: RoomView, game: GameView | null, 
       seatBadges(app, view, seat),
       game ? h("span", { class: "score", "aria-hidden": "true" }, String(game.scores[seat])) : null,
       theirTurn ? h("span", { class: "thinking", "data-testid": "thinking" }, h("span", { class: "dots", "aria-hidden": "true" }, h("i"), h("i"), h("i"))) : null,
+      renderTalkBubble(app, view, seat),
     ),
     h(
       "div",
@@ -275,6 +277,8 @@ function renderHand(app: AppActions, view: RoomView, game: GameView): HTMLElemen
       seatBadges(app, view, seat),
       h("span", { class: "score", "aria-hidden": "true" }, String(game.scores[seat])),
       h("span", { class: "deadwood", "data-testid": "deadwood" }, t("table.deadwood", { n: game.deadwood_points ?? 0 })),
+      renderTalkControl(app, view),
+      renderTalkBubble(app, view, seat),
     ),
     h("div", { class: "hand", "data-count": String(cards.length) }, groups),
   );
