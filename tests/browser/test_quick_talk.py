@@ -123,6 +123,7 @@ def test_a_quick_message_reaches_the_other_seat_in_its_language_never_a_watcher_
     expect(bob.get_by_test_id("talk-muted")).to_be_visible()
     bob.keyboard.press("Escape")
     expect(bob.get_by_test_id("talk-menu")).to_have_count(0)
+    expect(bob.get_by_test_id("talk-toggle")).to_be_focused()  # the keyboard is back on it
     say(alice, "well_played")
     barrier([alice, bob], [bob, sam])
     assert said(bob_frames) == ["good_luck", "well_played"]
@@ -169,6 +170,10 @@ def test_quick_messages_on_an_arabic_phone(
 
     host.get_by_test_id("talk-toggle").click()
     menu = host.get_by_test_id("talk-menu")
+    expect(menu).to_be_visible()
+    host.get_by_test_id("scoreboard").click()  # pointing anywhere else closes it
+    expect(menu).to_have_count(0)
+    host.get_by_test_id("talk-toggle").click()
     expect(menu.get_by_test_id("talk-good_game")).to_have_text("مباراة جميلة!")
     box = menu.bounding_box()
     assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, box

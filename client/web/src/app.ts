@@ -111,6 +111,10 @@ export class App implements AppActions {
     });
     window.addEventListener("popstate", () => this.enterRoute(parseRoute(location.pathname, location.search)));
     document.addEventListener("keydown", (event) => this.onKey(event));
+    document.addEventListener("pointerdown", (event) => {
+      // the quick-message menu closes when the player points anywhere else
+      if (this.talk.open && !(event.target as Element | null)?.closest?.(".talk")) this.talk.setOpen(false);
+    });
     setInterval(() => this.tickClock(), 1000);
     let route = parseRoute(location.pathname, location.search);
     const tracker = this.session.tracker;
@@ -367,7 +371,7 @@ export class App implements AppActions {
   private onKey(event: KeyboardEvent): void {
     if (event.key === "Escape") {
       if (this.question) this.answer(false);
-      else if (this.talk.open) this.talk.setOpen(false);
+      else if (this.talk.open) this.closeTalk();
       else if (this.pick) this.setPick(null);
       return;
     }
@@ -510,11 +514,17 @@ export class App implements AppActions {
     this.talk.show(seat, phrase);
   }
 
+  /** Close the quick-message menu, the keyboard back on its button. */
+  private closeTalk(): void {
+    this.talk.setOpen(false);
+    this.root.querySelector<HTMLElement>("[data-key=talk-toggle]")?.focus();
+  }
+
   say(phrase: QuickMessage): void {
     const view = this.view;
     if (!view || view.seat === null) return;
     const seat = view.seat;
-    this.talk.setOpen(false);
+    this.closeTalk();
     this.session.request("say", { room: view.room, phrase }).then(
       () => {
         if (this.view?.room === view.room) this.talk.show(seat, phrase);
