@@ -14,7 +14,7 @@ import msgpack
 from playwright.sync_api import Page, WebSocket, expect
 
 from tests.browser.conftest import NewPage
-from tests.browser.helpers import move_and_wait, shot, table_state, wait_for_change
+from tests.browser.helpers import move_and_wait, play_hand, shot, table_state, wait_for_change
 from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
 
 TALK_ENV = {**FAST_CLIENT_ENV, "GIN_TALK_BURST": "10"}
@@ -184,3 +184,42 @@ def test_quick_messages_on_an_arabic_phone(
     shape = bubble.bounding_box()
     assert shape is not None and shape["x"] >= 0 and shape["x"] + shape["width"] <= 390, shape
     shot(guest, "quick-talk-bubble-ar-phone")
+
+
+def test_good_game_at_the_match_end(server_factory: ServerFactory, new_page: NewPage) -> None:
+    """The table is inert once the match is over: the quick messages move beside the match's
+    end, where "Good game!" is said. Screenshot quick-talk-match-over-tr.png (Bob, Turkish)."""
+    server = server_factory(env=TALK_ENV)
+    alice = new_page()
+    alice.goto(server.http_url + "/")
+    online(alice)
+    alice.get_by_test_id("room-options").locator("summary").click()
+    alice.get_by_test_id("option-target").fill("1")
+    alice.get_by_test_id("option-target").dispatch_event("change")
+    alice.get_by_test_id("create-private").click()
+    link = alice.get_by_test_id("invite-link")
+    expect(link).to_have_value(re.compile(r"/join/[A-Za-z0-9_-]+$"))
+    bob = new_page(locale="tr-TR")
+    bob.goto(link.input_value())
+    expect(bob.get_by_test_id("table")).to_be_visible()
+    for _ in range(6):  # a dead hand scores nothing: play on until someone scores
+        play_hand([alice, bob])
+        if alice.get_by_test_id("match-over").count():
+            break
+        for page in (alice, bob):
+            page.get_by_test_id("next-hand").or_(page.get_by_test_id("continue")).first.click()
+        expect(alice.get_by_test_id("hand-result")).to_have_count(0)
+    for page in (alice, bob):
+        expect(page.get_by_test_id("match-over")).to_be_visible()
+        # one button, beside the match's end, none left in the inert table
+        expect(page.get_by_test_id("talk-toggle")).to_have_count(1)
+        expect(page.get_by_test_id("table").get_by_test_id("talk-toggle")).to_have_count(0)
+    say(alice, "good_game")
+    bubble = bob.get_by_test_id("opponent").get_by_test_id("talk-bubble-0")
+    expect(bubble).to_have_text("İyi oyundu!")
+    expect(bob.get_by_test_id("announce")).to_contain_text("İyi oyundu!")
+    bob.get_by_test_id("talk-toggle").click()
+    expect(bob.get_by_test_id("talk-thanks")).to_have_text("Teşekkürler!")
+    shot(bob, "quick-talk-match-over-tr")
+    bob.get_by_test_id("talk-thanks").click()
+    expect(alice.get_by_test_id("opponent").get_by_test_id("talk-bubble-1")).to_have_text("Thanks!")

@@ -426,6 +426,8 @@ export function renderTable(app: AppActions): HTMLElement {
   const overlays: HTMLElement[] = [];
   if (result && !(finished && typeof view.forfeit === "number")) overlays.push(renderResult(app, view, result, pending));
   if (finished) overlays.push(renderMatchOver(app, view));
+  const talkAtEnd = finished ? renderTalkControl(app, view, "match-over") : null;
+  if (talkAtEnd) overlays.push(talkAtEnd);
   const watching =
     seat === null
       ? h("p", { class: "watching-banner", "data-testid": "watching" }, say("table.watching", { a: bdi(app.seatName(view, 0)), b: bdi(app.seatName(view, 1)) }))

@@ -42,9 +42,12 @@ export function renderTalkBubble(app: AppActions, view: RoomView, seat: number):
   );
 }
 
-/** The quick-message button and, when open, its menu; null when there is nobody to talk to. */
-export function renderTalkControl(app: AppActions, view: RoomView): HTMLElement | null {
+/** The quick-message button and, when open, its menu; null when there is nobody to talk to.
+ * At the player's seat while the match is on; beside the match's end once it is over (the
+ * table is inert then, and "Good game!" is what people say). */
+export function renderTalkControl(app: AppActions, view: RoomView, place: "seat" | "match-over" = "seat"): HTMLElement | null {
   if (!canTalk(view) || view.seat === null) return null;
+  if ((view.status === "finished") !== (place === "match-over")) return null;
   const talk = app.talk;
   const name = app.seatName(view, 1 - view.seat);
   const toggle = h(
@@ -112,7 +115,7 @@ export function renderTalkControl(app: AppActions, view: RoomView): HTMLElement 
     : null;
   return h(
     "div",
-    { class: "talk", "data-testid": "talk" },
+    { class: `talk talk-at-${place}`, "data-testid": "talk" },
     toggle,
     talk.muted ? h("span", { class: "talk-muted-note", "data-testid": "talk-muted" }, t("talk.muted", { name })) : null,
     menu,
