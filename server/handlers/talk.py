@@ -13,6 +13,7 @@ import time
 from protocol import codec
 from protocol import messages as m
 from protocol.messages import ErrorCode
+from server import metrics
 from server.blobs import decode_room
 from server.connection import Connection
 from server.hub import Hub
@@ -60,4 +61,5 @@ class Talk:
                 f"{settings.talk_seconds:g} s",
                 {"retry_ms": result.retry_ms, "limit": settings.talk_burst},
             )
+        metrics.QUICK_MESSAGES.inc()
         return Reply({"at": at})

@@ -93,6 +93,10 @@ async def test_bad_phrases_and_strangers_are_refused_and_the_connection_survives
         assert (await said_to(bob, room)).phrase == "oops"
         await watcher.request("stats")
         assert not ada.bad_frames and ada.connected and watcher.connected
+        status, metrics = await gin_server.aget("/metrics")
+        assert status == 200
+        assert "gin_quick_messages_total 1.0" in metrics.decode()
+        assert 'gin_errors_total{code="not_a_player"} 2.0' in metrics.decode()
     finally:
         await close_all(ada, bob, watcher, worker)
 
