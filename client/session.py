@@ -166,7 +166,7 @@ class Session:
         self.rooms: dict[str, RoomState] = {}
         self._forgotten: set[str] = set()
         #: Frames that answer no pending request: ``bye``, ``reconnect``, ``room_assigned``,
-        #: errors with no (or an unknown) id.
+        #: ``said`` (the other player's quick messages), errors with no (or an unknown) id.
         self.inbox: asyncio.Queue[m.ServerMessage] = asyncio.Queue()
         #: Every frame received, in order, when ``record`` is set.
         self.frames: list[m.ServerMessage] | None = [] if record else None

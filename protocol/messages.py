@@ -23,6 +23,7 @@ from types import MappingProxyType
 from typing import Annotated, Any, ClassVar, Final, Literal, TypeAlias, get_type_hints
 
 from protocol.cards import card_index
+from protocol.talk import QUICK_MESSAGES
 
 __all__ = [
     "ACTION_KINDS",
@@ -33,6 +34,7 @@ __all__ = [
     "MAX_SEQ",
     "MESSAGES",
     "PROTOCOL_VERSION",
+    "SAID_SINCE_MINOR",
     "SERVER_MESSAGES",
     "AILevel",
     "Ack",
@@ -68,6 +70,8 @@ __all__ = [
     "RoomAssigned",
     "RoomMode",
     "Rules",
+    "Said",
+    "Say",
     "ServerMessage",
     "SetName",
     "Snapshot",
@@ -82,7 +86,10 @@ __all__ = [
     "to_wire",
 ]
 
-PROTOCOL_VERSION: Final = "1.0"
+PROTOCOL_VERSION: Final = "1.1"
+#: The first MINOR (of MAJOR 1) whose clients get ``said``: the server sends no message
+#: type newer than a client's MINOR.
+SAID_SINCE_MINOR: Final = 1
 
 #: A request id: an integer 0..2**53-1 (safe in JavaScript) or a string of 1..64 characters.
 RequestId: TypeAlias = int | str
@@ -149,6 +156,7 @@ class ErrorCode(StrEnum):
     TOO_MANY_AI_ROOMS = "too_many_ai_rooms"
     TOO_MANY_PLAYERS = "too_many_players"
     TOO_MANY_LOOKUPS = "too_many_lookups"
+    TOO_MANY_PHRASES = "too_many_phrases"
     INTERNAL = "internal"
 
 
@@ -748,6 +756,17 @@ class Stats(_Checked):
     id: Annotated[RequestId, _REQUEST_ID]
 
 
+@dataclass(frozen=True, slots=True)
+class Say(_Checked):
+    """A seated player sends the other seat a quick message: ``phrase`` is one of the ids
+    of ``protocol.talk`` (no free text)."""
+
+    t: ClassVar[str] = "say"
+    id: Annotated[RequestId, _REQUEST_ID]
+    room: Annotated[str, _ROOM]
+    phrase: Annotated[str, _one_of(*QUICK_MESSAGES)]
+
+
 # -- server → client --------------------------------------------------------------------------
 
 
@@ -818,6 +837,19 @@ class RoomAssigned(_Checked):
 
 
 @dataclass(frozen=True, slots=True)
+class Said(_Checked):
+    """To the other seat's connections only (never a watcher): seat ``seat`` of ``room`` said
+    ``phrase`` at ``at`` (unix milliseconds, the server's clock). Not a room change: no
+    sequence number, not in the room's history or replays."""
+
+    t: ClassVar[str] = "said"
+    room: Annotated[str, _ROOM]
+    seat: Annotated[int, _SEAT]
+    phrase: Annotated[str, _one_of(*QUICK_MESSAGES)]
+    at: Annotated[int, _integer(0, MAX_SEQ)]
+
+
+@dataclass(frozen=True, slots=True)
 class Reconnect(_Checked):
     """The server is going away: reconnect after ``retry_ms`` and ``resume``."""
 
@@ -853,9 +885,10 @@ ClientMessage: TypeAlias = (
     | AiSubscribe
     | ClaimWin
     | CallStandIn
+    | Say
 )
 ServerMessage: TypeAlias = (
-    Ack | Error | Pong | Update | Snapshot | RoomAssigned | AiSeat | Reconnect | Bye
+    Ack | Error | Pong | Update | Snapshot | RoomAssigned | AiSeat | Said | Reconnect | Bye
 )
 Message: TypeAlias = ClientMessage | ServerMessage
 
@@ -877,6 +910,7 @@ _CLIENT_CLASSES: tuple[type[ClientMessage], ...] = (
     AiSubscribe,
     ClaimWin,
     CallStandIn,
+    Say,
 )
 _SERVER_CLASSES: tuple[type[ServerMessage], ...] = (
     Ack,
@@ -886,6 +920,7 @@ _SERVER_CLASSES: tuple[type[ServerMessage], ...] = (
     Snapshot,
     RoomAssigned,
     AiSeat,
+    Said,
     Reconnect,
     Bye,
 )

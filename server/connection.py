@@ -74,6 +74,9 @@ class Connection:
         self.name: str | None = None
         self.client: str | None = None
         self.is_worker = False
+        #: The MINOR of the protocol the client said ``hello`` with: no message type newer
+        #: than it is sent (``said`` needs 1.1).
+        self.protocol_minor = 0
         self.rooms: dict[str, Subscription] = {}
         #: Set once no frame will be sent any more (the socket is gone, or closing).
         self.closed = asyncio.Event()

@@ -1,7 +1,8 @@
 """Fan-out of one server process: which local connections follow which rooms, and the
 delivery of every committed change to them, filtered per recipient, in sequence order.
 
-Changes reach every process through the store's room feed (Redis pub/sub). A recipient that
+Changes reach every process through the store's room feed (Redis pub/sub), and so do the
+players' quick messages (``said``), which go to the other seat's connections only. A recipient that
 missed numbers (a feed reconnect, a resume) is caught up from the room's change stream, so
 each one gets every sequence number exactly once, in order.
 """
@@ -13,12 +14,13 @@ import contextlib
 import logging
 from collections import defaultdict
 
+from protocol.messages import SAID_SINCE_MINOR
 from server.blobs import decode_change, decode_room
 from server.connection import Connection, Subscription
 from server.engine.events import Event
 from server.frames import FrameParts, RoomFrames, update_frame
 from server.room import Room
-from server.store import FeedReconnected, RoomFeed, RoomUpdate, Store
+from server.store import FeedReconnected, RoomFeed, RoomSaid, RoomUpdate, Store
 
 log = logging.getLogger(__name__)
 
@@ -223,6 +225,8 @@ class Hub:
             try:
                 if isinstance(item, RoomUpdate):
                     await self._deliver(item)
+                elif isinstance(item, RoomSaid):
+                    self.deliver_said(item)
                 elif isinstance(item, FeedReconnected):
                     for room_id in item.rooms:
                         await self._resync(room_id)
@@ -271,6 +275,22 @@ class Hub:
             conn.send_frame(frames.update(subscription.seat))
             conn.flush()
             subscription.last_seq = seq
+
+    def deliver_said(self, said: RoomSaid) -> None:
+        """A quick message of seat ``said.seat``: to this process's connections that play the
+        room's other seat, and only to people whose protocol knows ``said``; never to a
+        watcher (no seat), to the speaker's own connections or to an AI worker."""
+        hearer = 1 - said.seat
+        for conn in list(self._followers.get(said.room_id, ())):
+            subscription = conn.rooms.get(said.room_id)
+            if (
+                subscription is not None
+                and subscription.started
+                and subscription.seat == hearer
+                and not conn.is_worker
+                and conn.protocol_minor >= SAID_SINCE_MINOR
+            ):
+                conn.send_frame(said.frame)
 
     async def _deliver_logged(self, update: RoomUpdate) -> None:
         try:

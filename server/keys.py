@@ -22,7 +22,10 @@ key                        group             type        holds
                                                          expiry (ms)
 ``{room:ID}:channel``      ``{room:ID}``     pub/sub     one message per commit (see
                                                          ``server.store.feed``); sharded pub/sub
-                                                         (``SPUBLISH``) on a cluster
+                                                         (``SPUBLISH``) on a cluster; also
+                                                         carries quick messages (``said:``)
+``{room:ID}:talk:SEAT``    ``{room:ID}``     hash        the seat's quick-message allowance
+                                                         (``tokens``, ``at`` ms), with a TTL
 ``player:ID``              own               hash        ``token_hash``, ``name``, ``created``,
                                                          ``stat:NAME``
 ``player-rooms:ID``        own               hash        the player's unfinished rooms: room id ->
@@ -112,6 +115,7 @@ __all__ = [
     "room_id_from_channel",
     "room_keys",
     "room_requests",
+    "room_talk",
     "room_version",
     "rooms_active",
     "stat_field",
@@ -185,6 +189,13 @@ def room_requests(room_id: str) -> str:
 def room_channel(room_id: str) -> str:
     """``{room:ID}:channel``: the room's pub/sub channel."""
     return _room_tag(room_id) + ":channel"
+
+
+def room_talk(room_id: str, seat: int) -> str:
+    """``{room:ID}:talk:SEAT``: the quick messages a seat may still send (``lua/say.lua``)."""
+    if seat not in (0, 1) or isinstance(seat, bool):
+        raise InvalidId(f"invalid seat: {seat!r} (0 or 1)")
+    return _room_tag(room_id) + f":talk:{seat}"
 
 
 def room_id_from_channel(channel: str | bytes) -> str | None:

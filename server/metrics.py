@@ -17,6 +17,9 @@ ACTIONS = Counter("gin_actions_total", "Game actions applied, by kind", ["kind"]
 ERRORS = Counter(
     "gin_errors_total", "Error replies sent, by error code", ["code"], registry=REGISTRY
 )
+QUICK_MESSAGES = Counter(
+    "gin_quick_messages_total", "Quick messages (say) sent to the other seat", registry=REGISTRY
+)
 
 
 class FrameCounts:

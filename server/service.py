@@ -24,6 +24,7 @@ from server.frames import ack_frame
 from server.handlers.play import Play
 from server.handlers.players import Players
 from server.handlers.rooms import Rooms
+from server.handlers.talk import Talk
 from server.handlers.workers import Workers
 from server.hub import Hub
 from server.limits import Limits
@@ -53,6 +54,7 @@ class Service:
         self.players = Players(store, settings, limits)
         self.rooms = Rooms(store, hub, commits, settings, dispatcher, ai_seats, limits)
         self.play = Play(store, hub, commits)
+        self.talk = Talk(store, hub, settings)
         self.workers = Workers(store, dispatcher, ai_seats)
         self.upkeep = Upkeep(store, hub, commits, settings, ai_seats)
         self._handlers: dict[type[Any], Handler] = {
@@ -72,6 +74,7 @@ class Service:
             m.ClaimWin: self.rooms.claim_win,
             m.CallStandIn: self.rooms.call_stand_in,
             m.AiSubscribe: self.workers.ai_subscribe,
+            m.Say: self.talk.say,
         }
 
     async def handle(self, conn: Connection, message: m.Message) -> None:

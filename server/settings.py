@@ -131,6 +131,9 @@ class Settings:
     unjoined_room_seconds: int = 3600
     #: Failed invite-code and room lookups one client address may make per minute.
     lookup_failures_per_minute: int = 20
+    #: Quick messages (``say``) a seat may send at once, and the seconds until one more.
+    talk_burst: int = 3
+    talk_seconds: float = 2.0
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -178,6 +181,8 @@ class Settings:
             redis_failover_seconds=_float(
                 env, "GIN_REDIS_FAILOVER_SECONDS", cls.redis_failover_seconds, 0.1
             ),
+            talk_burst=_int(env, "GIN_TALK_BURST", cls.talk_burst, 1),
+            talk_seconds=_float(env, "GIN_TALK_SECONDS", cls.talk_seconds, 0.01),
             **_limits_from_env(env),
         )
 

@@ -66,6 +66,7 @@ class Players:
         conn.name = name
         conn.client = message.client
         conn.is_worker = message.worker_key is not None
+        conn.protocol_minor = m.parse_version(message.version)[1]
         return Reply(
             {
                 "player_id": conn.player_id,

@@ -11,6 +11,7 @@ from server.store.feed import (
     FeedItem,
     FeedReconnected,
     RoomFeed,
+    RoomSaid,
     RoomUpdate,
     decode_room_message,
     encode_room_message,
@@ -20,6 +21,7 @@ from server.store.lobby import QuickMatch, QuickMatchStatus
 from server.store.players import Player
 from server.store.quotas import RoomClaim, RoomClaimResult
 from server.store.rooms import CommitResult, CommitStatus
+from server.store.talk import TalkResult, TalkStatus
 
 __all__ = [
     "AiSeatRequest",
@@ -35,9 +37,12 @@ __all__ = [
     "RoomClaim",
     "RoomClaimResult",
     "RoomFeed",
+    "RoomSaid",
     "RoomUpdate",
     "Store",
     "StoreConfig",
+    "TalkResult",
+    "TalkStatus",
     "decode_room_message",
     "encode_room_message",
 ]

@@ -37,6 +37,7 @@ SCRIPT_NAMES = (
     "claim_room",
     "count_new_player",
     "touch_player",
+    "say",
 )
 
 
@@ -61,6 +62,7 @@ class Scripts:
         self.claim_room = self._register(redis, "claim_room")
         self.count_new_player = self._register(redis, "count_new_player")
         self.touch_player = self._register(redis, "touch_player")
+        self.say = self._register(redis, "say")
 
     @staticmethod
     def _register(redis: Client, name: str) -> AsyncScript:

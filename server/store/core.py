@@ -21,9 +21,10 @@ from server.store.players import PlayerOps
 from server.store.quotas import QuotaOps
 from server.store.rooms import RoomOps
 from server.store.sharded_feed import ShardedRoomFeed
+from server.store.talk import TalkOps
 
 
-class Store(RoomOps, PlayerOps, LobbyOps, HandOps, AiOps, QuotaOps):
+class Store(RoomOps, PlayerOps, LobbyOps, HandOps, AiOps, QuotaOps, TalkOps):
     """All Redis access of a server process (async; redis-py ``redis.asyncio``).
 
     Values are ``bytes`` blobs the caller encodes (the store never decodes them) and ids
@@ -37,7 +38,7 @@ class Store(RoomOps, PlayerOps, LobbyOps, HandOps, AiOps, QuotaOps):
     The methods are grouped in: rooms (``RoomOps``), room feeds (``feed``), players
     (``PlayerOps``), invites and quick match (``LobbyOps``), finished hands (``HandOps``), AI
     seat requests (``AiOps``), quotas of rooms per player and players per address
-    (``QuotaOps``).
+    (``QuotaOps``), quick messages between the players (``TalkOps``).
     """
 
     @classmethod

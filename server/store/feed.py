@@ -9,6 +9,9 @@ blob and ``state`` the new room blob, both exactly as the caller committed them.
 therefore get the change and the state it produced without another round trip and without
 racing later commits.
 
+A room's channel also carries its quick messages (``server.store.talk``: a payload starting
+with ``said:``), delivered as ``RoomSaid`` items; they are not changes and have no number.
+
 A feed delivers, in publication order, ``RoomUpdate`` items for the rooms added to it, and a
 ``FeedReconnected`` item after it lost its connection and subscribed again (a Redis restart,
 a network failure). Pub/sub is fire and forget: whatever was published while the feed was
@@ -41,11 +44,13 @@ from redis.backoff import NoBackoff
 from server import keys
 from server.store._base import StoreConfig, socket_options
 from server.store.subscriber import FeedSink, Subscriber, open_subscriber, supports
+from server.store.talk import SAID_PREFIX
 
 __all__ = [
     "FeedItem",
     "FeedReconnected",
     "RoomFeed",
+    "RoomSaid",
     "RoomUpdate",
     "decode_room_message",
     "encode_room_message",
@@ -65,6 +70,16 @@ class RoomUpdate:
 
 
 @dataclass(frozen=True, slots=True)
+class RoomSaid:
+    """A quick message of seat ``seat`` in a room: ``frame`` is the encoded ``said`` frame
+    for the other seat's connections."""
+
+    room_id: str
+    seat: int
+    frame: bytes
+
+
+@dataclass(frozen=True, slots=True)
 class FeedReconnected:
     """The feed lost its connection and has subscribed again to ``rooms``: messages published
     in between are lost, resync these rooms from ``Store.changes_since``."""
@@ -72,12 +87,21 @@ class FeedReconnected:
     rooms: frozenset[str]
 
 
-FeedItem = RoomUpdate | FeedReconnected
+FeedItem = RoomUpdate | RoomSaid | FeedReconnected
 
 
 def encode_room_message(seq: int, change: bytes, state: bytes) -> bytes:
     """The payload ``lua/commit.lua`` publishes (written here for tests and documentation)."""
     return b"%d:%d:" % (seq, len(change)) + change + state
+
+
+def decode_said_message(payload: bytes) -> tuple[int, bytes]:
+    """Split a quick message's payload (``said:<seat>:<frame>``) into (seat, frame);
+    ValueError if malformed."""
+    seat, sep, frame = payload[len(SAID_PREFIX) :].partition(b":")
+    if not (payload.startswith(SAID_PREFIX) and sep and seat in (b"0", b"1") and frame):
+        raise ValueError("malformed quick message")
+    return int(seat), frame
 
 
 def decode_room_message(payload: bytes) -> tuple[int, bytes, bytes]:
@@ -221,7 +245,7 @@ class RoomFeed:
             if item is None:
                 self._queue.put_nowait(None)  # let any other reader end too
                 raise StopAsyncIteration
-            if isinstance(item, RoomUpdate) and item.room_id not in self._rooms:
+            if isinstance(item, RoomUpdate | RoomSaid) and item.room_id not in self._rooms:
                 continue  # queued before the room was removed
             return item
 
@@ -273,6 +297,14 @@ class RoomFeed:
         room_id = self._channels.get(channel)
         if room_id is None:
             return  # a late message of a removed room
+        if data.startswith(SAID_PREFIX):
+            try:
+                seat, frame = decode_said_message(data)
+            except ValueError:
+                log.error("dropping a malformed quick message on %r", channel)
+                return
+            self._queue.put_nowait(RoomSaid(room_id, seat, frame))
+            return
         try:
             seq, change, state = decode_room_message(data)
         except ValueError:

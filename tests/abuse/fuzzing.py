@@ -48,6 +48,7 @@ from client.session import Session
 from protocol import codec
 from protocol import messages as m
 from protocol.cards import DECK
+from protocol.talk import QUICK_MESSAGES
 from server.store import Store
 from tests.chaos.players import SeatPlay, check_room, play_seat
 from tests.e2e.helpers import truth
@@ -232,6 +233,7 @@ def _field_values(ctx: Context) -> dict[str, st.SearchStrategy[Any]]:
         "action": action,
         "capacity": st.integers(-3, 20_000),
         "seat": st.one_of(st.integers(-1, 2), plain),
+        "phrase": st.one_of(st.sampled_from(QUICK_MESSAGES), st.text(max_size=20), plain),
     }
 
 
@@ -251,6 +253,7 @@ _FIELDS: dict[str, tuple[str, ...]] = {
     "lobby": (),
     "stats": (),
     "ai_subscribe": ("capacity",),
+    "say": ("room", "phrase"),
 }
 _TAGS = [*m.CLIENT_MESSAGES, *m.CLIENT_MESSAGES, *m.SERVER_MESSAGES, "nope", ""]
 
@@ -335,6 +338,13 @@ def requests(ctx: Context, player: str | None = None) -> st.SearchStrategy[dict[
             optional={"token": st.integers(0, 99).map(ctx.token), "name": _NAMES},
         ),
         st.fixed_dictionaries({"t": st.just("set_name"), "name": _NAMES}),
+        st.fixed_dictionaries(
+            {
+                "t": st.just("say"),
+                "room": room,
+                "phrase": st.one_of(st.sampled_from(QUICK_MESSAGES), st.just("free text")),
+            }
+        ),
         st.fixed_dictionaries(
             {"t": st.sampled_from(["lobby", "stats", "quick_match", "cancel_quick_match"])}
         ),

@@ -139,7 +139,7 @@ async def test_a_master_killed_in_play_only_its_rooms_resync_and_nothing_is_lost
             item = await _next(items)
             if isinstance(item, FeedReconnected):
                 resynced |= item.rooms
-            else:
+            elif isinstance(item, RoomUpdate):
                 seen[item.room_id].append(item.seq)
         assert resynced == lost_rooms  # the other shards' rooms were not disturbed
         for room in ROOMS:

@@ -1,10 +1,11 @@
 """The part of the protocol that the frozen reference (``tests/protocol/reference``) speaks.
 
 The messages, the optional fields and the error codes added since it was frozen (``claim_win``,
-``stand_in``, ``create_room.turn_bank``, ``opponent_present``, ``not_away_long_enough``) are
-outside its domain: the differential tests (``test_codec_differential.py``,
-``test_codec_pack.py``) compare the live codec with it on everything else, and the additions
-have their own tests (``test_codec.py``, ``test_messages.py``, the golden fixtures)."""
+``stand_in``, ``create_room.turn_bank``, ``opponent_present``, ``not_away_long_enough``; in 1.1
+``say``, ``said``, ``too_many_phrases``) are outside its domain: the differential tests
+(``test_codec_differential.py``, ``test_codec_pack.py``) compare the live codec with it on
+everything else, and the additions have their own tests (``test_codec.py``,
+``test_messages.py``, the golden fixtures)."""
 
 from __future__ import annotations
 

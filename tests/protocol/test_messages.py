@@ -30,6 +30,8 @@ from protocol.messages import (
     ProtocolError,
     Resume,
     Rules,
+    Said,
+    Say,
     ServerMessage,
     SetName,
     Update,
@@ -38,6 +40,7 @@ from protocol.messages import (
     parse_version,
     to_wire,
 )
+from protocol.talk import EMOTES, PHRASES, QUICK_MESSAGES
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
 
@@ -86,7 +89,7 @@ def test_parse_version() -> None:
 
 
 def test_same_major_is_compatible() -> None:
-    assert PROTOCOL_VERSION == "1.0"
+    assert PROTOCOL_VERSION == "1.1"  # 1.1 added say and said
     assert is_compatible("1.0") and is_compatible("1.7")
     assert not is_compatible("2.0") and not is_compatible("0.9")
     assert not is_compatible("one") and not is_compatible(1.0)  # type: ignore[arg-type]
@@ -187,6 +190,41 @@ def test_act_and_resume_sequence_numbers() -> None:
     invalid("invalid_argument", "last_seq", Resume, id=1, room="r1", last_seq=-2)
     invalid("invalid_argument", "action.kind", from_wire, _act({"kind": "cheat"}))
     invalid("bad_message", "action", from_wire, _act("pass"))
+
+
+def test_say_names_a_phrase_of_the_fixed_list() -> None:
+    for phrase in QUICK_MESSAGES:
+        assert Say(id=1, room="r1", phrase=phrase).phrase == phrase
+    invalid("invalid_argument", "phrase", Say, id=1, room="r1", phrase="you are bad")
+    invalid("invalid_argument", "phrase", Say, id=1, room="r1", phrase="")
+    invalid("bad_message", "phrase", Say, id=1, room="r1", phrase=7)
+    invalid("bad_message", "phrase", from_wire, {"t": "say", "id": 1, "room": "r1"})
+    error = invalid(
+        "invalid_argument",
+        "phrase",
+        from_wire,
+        {"t": "say", "id": "s1", "room": "r1", "phrase": "free text"},
+        direction="client",
+    )
+    assert error.request_id == "s1"
+    assert len(set(QUICK_MESSAGES)) == len(QUICK_MESSAGES) == len(PHRASES) + len(EMOTES)
+
+
+def test_said_is_a_server_message_with_a_seat_and_a_time() -> None:
+    said = Said(room="r1", seat=1, phrase="good_game", at=1764412800123)
+    assert to_wire(said) == {
+        "t": "said",
+        "room": "r1",
+        "seat": 1,
+        "phrase": "good_game",
+        "at": 1764412800123,
+    }
+    invalid("invalid_argument", "seat", Said, room="r1", seat=2, phrase="oops", at=0)
+    invalid("invalid_argument", "at", Said, room="r1", seat=0, phrase="oops", at=-1)
+    wire = to_wire(said)
+    invalid("unknown_type", "t", from_wire, wire, direction="client")
+    error = invalid("unknown_type", "t", from_wire, {"t": "say", "id": 1}, direction="server")
+    assert "sent by a client" in str(error)
 
 
 def _act(action: object) -> dict[str, object]:

@@ -11,6 +11,7 @@ import { ConnectionLost, RequestError, Session, type ConnStatus } from "./sessio
 import { displayName } from "./names";
 import { Persist, type SavedMatch, type Stats } from "./storage";
 import { HandLayout } from "./hand-layout";
+import { Talk, isQuickMessage, type QuickMessage } from "./talk";
 import { clear, h } from "./dom";
 import type { AppActions, Motion, PickMode, Question, RoomOptions } from "./views/actions";
 import { renderHeader, renderQuestion } from "./views/common";
@@ -18,6 +19,7 @@ import { renderLobby } from "./views/lobby";
 import { renderReplay, ReplayController } from "./views/replay";
 import { renderRules } from "./views/rules";
 import { renderTable } from "./views/table";
+import { phraseText } from "./views/talk";
 
 export class App implements AppActions {
   readonly root: HTMLElement;
@@ -42,6 +44,7 @@ export class App implements AppActions {
   historyOpen = !window.matchMedia?.("(max-width: 720px)").matches;
   replay: ReplayController | null = null;
   question: Question | null = null;
+  readonly talk: Talk;
   /** The options of the next room the player creates (the lobby's form). */
   readonly roomOptions: RoomOptions = { rules: {} };
   private toastTimer: ReturnType<typeof setTimeout> | null = null;
@@ -55,6 +58,7 @@ export class App implements AppActions {
     this.hand = new HandLayout(persist);
     const scheme = location.protocol === "https:" ? "wss" : "ws";
     this.session = new Session({ url: `${scheme}://${location.host}/ws`, persist });
+    this.talk = new Talk(persist, () => this.render());
   }
 
   // --- start ---------------------------------------------------------------------------------
@@ -107,9 +111,14 @@ export class App implements AppActions {
         if (this.route.name === "lobby") this.loadLobby();
         this.render();
       },
+      said: (message) => this.heard(message.room, message.seat, message.phrase),
     });
     window.addEventListener("popstate", () => this.enterRoute(parseRoute(location.pathname, location.search)));
     document.addEventListener("keydown", (event) => this.onKey(event));
+    document.addEventListener("pointerdown", (event) => {
+      // the quick-message menu closes when the player points anywhere else
+      if (this.talk.open && !(event.target as Element | null)?.closest?.(".talk")) this.talk.setOpen(false);
+    });
     setInterval(() => this.tickClock(), 1000);
     let route = parseRoute(location.pathname, location.search);
     const tracker = this.session.tracker;
@@ -177,6 +186,7 @@ export class App implements AppActions {
   }
 
   followRoom(room: string, resume: boolean, watchToken?: string): void {
+    this.talk.reset();
     this.pendingResult = null;
     this.rematchAsked = false;
     this.busy = false;
@@ -366,6 +376,7 @@ export class App implements AppActions {
   private onKey(event: KeyboardEvent): void {
     if (event.key === "Escape") {
       if (this.question) this.answer(false);
+      else if (this.talk.open) this.closeTalk();
       else if (this.pick) this.setPick(null);
       return;
     }
@@ -496,6 +507,35 @@ export class App implements AppActions {
       }
       this.fail(error);
     });
+  }
+
+  /** The other player's quick message: beside their seat for a while, and said aloud,
+   * unless this browser hides them (the mute). */
+  private heard(room: string, seat: number, phrase: string): void {
+    const view = this.view;
+    if (!view || view.room !== room || view.seat === null || seat === view.seat) return;
+    if (this.talk.muted || !isQuickMessage(phrase)) return;
+    this.announcement = t("talk.said", { name: this.seatName(view, seat), phrase: phraseText(phrase) });
+    this.talk.show(seat, phrase);
+  }
+
+  /** Close the quick-message menu, the keyboard back on its button. */
+  private closeTalk(): void {
+    this.talk.setOpen(false);
+    this.root.querySelector<HTMLElement>("[data-key=talk-toggle]")?.focus();
+  }
+
+  say(phrase: QuickMessage): void {
+    const view = this.view;
+    if (!view || view.seat === null) return;
+    const seat = view.seat;
+    this.closeTalk();
+    this.session.request("say", { room: view.room, phrase }).then(
+      () => {
+        if (this.view?.room === view.room) this.talk.show(seat, phrase);
+      },
+      (error: unknown) => this.fail(error),
+    );
   }
 
   dismissResult(): void {

@@ -1,6 +1,7 @@
 import { App } from "./app";
 import "./style.css";
 import "./styles/cards.css";
+import "./styles/talk.css";
 
 const root = document.getElementById("app");
 if (root) new App(root).start();

@@ -3,7 +3,7 @@
 
 import { decode, encode } from "@msgpack/msgpack";
 
-export const PROTOCOL_VERSION = "1.0";
+export const PROTOCOL_VERSION = "1.1";
 export const CLIENT_NAME = "web/0.1";
 
 export type RequestId = number | string;
@@ -184,6 +184,15 @@ export interface AiSeatMsg {
   level: string;
 }
 
+/** The other player's quick message (a phrase or emote id of talk.ts); never to a watcher. */
+export interface SaidMsg {
+  t: "said";
+  room: string;
+  seat: number;
+  phrase: string;
+  at: number;
+}
+
 export type ServerMessage =
   | AckMsg
   | ErrorMsg
@@ -193,7 +202,8 @@ export type ServerMessage =
   | RoomAssignedMsg
   | ReconnectMsg
   | ByeMsg
-  | AiSeatMsg;
+  | AiSeatMsg
+  | SaidMsg;
 
 export class DecodeError extends Error {}
 
@@ -207,6 +217,7 @@ const SERVER_TYPES = new Set([
   "reconnect",
   "bye",
   "ai_seat",
+  "said",
 ]);
 
 /** Encode one message: `t` first, then the fields in the order given; absent (undefined)
@@ -254,6 +265,9 @@ export function decodeServerMessage(data: ArrayBuffer | Uint8Array): ServerMessa
     if (typeof map.room !== "string" || typeof map.seq !== "number" || !Array.isArray(map.events)) {
       throw new DecodeError("an update has room, seq and events");
     }
+  }
+  if (map.t === "said" && (typeof map.room !== "string" || typeof map.seat !== "number" || typeof map.phrase !== "string")) {
+    throw new DecodeError("a said has room, seat and phrase");
   }
   if (map.t === "snapshot" && (typeof map.room !== "string" || typeof map.seq !== "number")) {
     throw new DecodeError("a snapshot has room and seq");

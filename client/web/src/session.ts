@@ -17,6 +17,7 @@ import {
   type ErrorMsg,
   type Fields,
   type RequestId,
+  type SaidMsg,
   type ServerMessage,
 } from "./protocol";
 import { RoomTracker, type Applied } from "./room-state";
@@ -62,6 +63,8 @@ export interface SessionEvents {
   roomGone?: (room: string, code: string) => void;
   /** A notice worth showing: a bye, an unsupported version, a rate limit. */
   notice?: (code: string, message: string) => void;
+  /** The other player of a room sent a quick message (docs/protocol.md, said). */
+  said?: (message: SaidMsg) => void;
   /** Hello was acknowledged (first time and after every reconnect). */
   ready?: (playerId: string, name: string) => void;
 }
@@ -364,6 +367,9 @@ export class Session {
       }
       case "room_assigned":
         this.emit("roomAssigned", message.room, message.seat);
+        break;
+      case "said":
+        this.emit("said", message);
         break;
       case "reconnect":
         this.emit("notice", "reconnect", message.reason);

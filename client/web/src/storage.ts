@@ -183,6 +183,14 @@ export class Persist {
     this.set("handSort", value);
   }
 
+  /** The opponents' quick messages are hidden (views/talk.ts), in every room. */
+  get talkMuted(): boolean {
+    return this.get("talkMuted") === "1";
+  }
+  set talkMuted(value: boolean) {
+    this.set("talkMuted", value ? "1" : null);
+  }
+
   get stats(): Stats | null {
     return this.getJson<Stats>("stats");
   }

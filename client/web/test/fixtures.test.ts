@@ -38,7 +38,7 @@ describe("golden fixtures", () => {
   }
 
   it("reads every server message type of the fixtures as a server message", () => {
-    const serverTypes = new Set(["ack", "error", "pong", "update", "snapshot", "room_assigned", "reconnect", "bye", "ai_seat"]);
+    const serverTypes = new Set(["ack", "error", "pong", "update", "snapshot", "room_assigned", "reconnect", "bye", "ai_seat", "said"]);
     let seen = 0;
     for (const name of files) {
       const value = manifest[name] as { t: string };

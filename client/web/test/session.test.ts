@@ -116,6 +116,17 @@ afterEach(() => {
 });
 
 describe("Session", () => {
+  it("hands the other player's quick messages to its listeners", async () => {
+    const session = makeSession();
+    const heard: unknown[] = [];
+    session.on({ said: (message) => heard.push(message) });
+    session.start();
+    const socket = connect();
+    await flush();
+    socket.receive("said", { room: "r1", seat: 1, phrase: "good_luck", at: 1764412800123 });
+    expect(heard).toEqual([{ t: "said", room: "r1", seat: 1, phrase: "good_luck", at: 1764412800123 }]);
+  });
+
   it("says hello with the protocol version and keeps the token it gets", async () => {
     const session = makeSession();
     session.start();
@@ -123,7 +134,7 @@ describe("Session", () => {
     const socket = sockets[0];
     socket.open();
     const hello = socket.last("hello");
-    expect(hello.version).toBe("1.0");
+    expect(hello.version).toBe("1.1");
     expect(hello.client).toBe("web/0.1");
     expect(hello.token).toBeUndefined();
     socket.receive("ack", { id: hello.id, result: { player_id: "p-1", name: "Ada", token: "tk_abc" } });

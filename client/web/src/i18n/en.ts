@@ -258,6 +258,27 @@ export const en = {
   "hand.hintNote": "Hint: discard the {card} (deadwood left: {n})",
   "hand.hinted": "hint",
   "rules.c6": "Arrange your hand with Melds, By rank or By suit, or drag a card where you want it (Alt + arrow keys with the keyboard); Hint names the discard that leaves the least deadwood.",
+  // quick-talk: quick messages and emotes between the two players (views/talk.ts)
+  "talk.open": "Quick messages",
+  "talk.menu": "Send {name} a quick message",
+  "talk.phrase.hello": "Hello!",
+  "talk.phrase.good_luck": "Good luck!",
+  "talk.phrase.well_played": "Well played!",
+  "talk.phrase.nice_move": "Nice move!",
+  "talk.phrase.thanks": "Thanks!",
+  "talk.phrase.oops": "Oops!",
+  "talk.phrase.thinking": "Thinking…",
+  "talk.phrase.good_game": "Good game!",
+  "talk.emote.smile": "Smile",
+  "talk.emote.laugh": "Laugh",
+  "talk.emote.wow": "Wow",
+  "talk.emote.sad": "Sad",
+  "talk.emote.heart": "Heart",
+  "talk.mute": "Hide {name}'s messages",
+  "talk.muted": "{name}'s messages are hidden",
+  "talk.said": "{name} says: {phrase}",
+  "talk.sent": "You said: {phrase}",
+  "error.too_many_phrases": "Too many quick messages: wait a moment.",
 };
 
 export type MessageKey = keyof typeof en;

@@ -7,6 +7,7 @@ import type { Action, HandOver, LobbyHand, RoomView } from "../protocol";
 import type { Route } from "../routes";
 import type { ConnStatus, Session } from "../session";
 import type { PlayedHand, SavedMatch, Stats } from "../storage";
+import type { QuickMessage, Talk } from "../talk";
 
 export type PickMode = "knock" | "gin" | null;
 
@@ -59,6 +60,8 @@ export interface AppActions {
   /** The finished hands this browser played. */
   readonly playedHands: readonly PlayedHand[];
   readonly question: Question | null;
+  /** Quick messages: the bubbles beside the seats, the menu, the mute (views/talk.ts). */
+  readonly talk: Pick<Talk, "open" | "muted" | "bubble" | "setOpen" | "setMuted">;
   seatName(view: RoomView | null, seat: number): string;
 
   // --- what a view asks for
@@ -78,4 +81,6 @@ export interface AppActions {
   copy(text: string): Promise<void>;
   /** The opponent is away past the grace: claim the win, or let an AI play for them. */
   decideForAway(kind: "claim_win" | "stand_in"): Promise<void>;
+  /** Send the other player a quick message. */
+  say(phrase: QuickMessage): void;
 }

@@ -14,6 +14,7 @@ import type { AppActions } from "./actions";
 import { bdi, cardFace, say } from "./common";
 import { CARD_DRAG_TYPE, cardAction, DRAG_TYPE, dragData, drawAction, isCardDrag, PLAYING } from "./moves";
 import { seatBadges } from "./seat-badges";
+import { renderTalkBubble, renderTalkControl } from "./talk";
 
 /** How far a finger moves before a press becomes a drag (CSS px). */
 const DRAG_START = 8;
@@ -219,6 +220,8 @@ export function renderHand(app: AppActions, view: RoomView, game: GameView): HTM
       seatBadges(app, view, seat),
       h("span", { class: "score", "aria-hidden": "true" }, String(game.scores[seat])),
       h("span", { class: "deadwood", "data-testid": "deadwood" }, t("table.deadwood", { n: game.deadwood_points ?? 0 })),
+      renderTalkControl(app, view),
+      renderTalkBubble(app, view, seat),
     ),
     hand,
     renderTools(app, view, game, sort, myTurn),

@@ -14,6 +14,7 @@ import { cardAction, DRAG_TYPE, dragData, drawAction, legal, PLAYING } from "./m
 import { renderMatchOver, renderResult } from "./result";
 import { renderRoomRules, renderScoreSheet } from "./score-sheet";
 import { seatBadges } from "./seat-badges";
+import { renderTalkBubble, renderTalkControl } from "./talk";
 
 function statusLine(app: AppActions, view: RoomView, game: GameView): string {
   const seat = view.seat;
@@ -63,6 +64,7 @@ function renderOpponent(app: AppActions, view: RoomView, game: GameView | null, 
       seatBadges(app, view, seat),
       game ? h("span", { class: "score", "aria-hidden": "true" }, String(game.scores[seat])) : null,
       theirTurn ? h("span", { class: "thinking", "data-testid": "thinking" }, h("span", { class: "dots", "aria-hidden": "true" }, h("i"), h("i"), h("i"))) : null,
+      renderTalkBubble(app, view, seat),
     ),
     h(
       "div",
@@ -308,6 +310,8 @@ export function renderTable(app: AppActions): HTMLElement {
   const overlays: HTMLElement[] = [];
   if (result && !(finished && typeof view.forfeit === "number")) overlays.push(renderResult(app, view, result, pending));
   if (finished) overlays.push(renderMatchOver(app, view));
+  const talkAtEnd = finished ? renderTalkControl(app, view, "match-over") : null;
+  if (talkAtEnd) overlays.push(talkAtEnd);
   const watching =
     seat === null
       ? h("p", { class: "watching-banner", "data-testid": "watching" }, say("table.watching", { a: bdi(app.seatName(view, 0)), b: bdi(app.seatName(view, 1)) }))
