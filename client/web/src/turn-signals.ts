@@ -54,6 +54,6 @@ export class TurnSignals {
     } else if (!toAct) {
       this.notifier.clear();
     }
-    if (settings.sound) this.sounds.play(cues);
+    if (settings.sound && cues.length > 0) this.sounds.play(cues);
   }
 }
