@@ -33,7 +33,7 @@ from tests.browser.helpers import (
     table_state,
     wait_for_change,
 )
-from tests.browser.scenes import online
+from tests.browser.scenes import hand_against_the_ai, online
 from tests.support.server_process import ServerProcess
 
 ATTRIBUTES = ("theme", "deck", "cardSize", "motion", "sound", "hints")
@@ -424,6 +424,13 @@ def test_dark_theme_follows_the_device_changes_the_colours_and_keeps_text_readab
     expect(page.get_by_test_id("table")).to_be_visible()
     wait_for_my_draw(page)
     assert contrast_failures(page) == []
+    # the page's question, then the toast after it
+    page.get_by_test_id("leave").click()
+    expect(page.get_by_test_id("confirm")).to_be_visible()
+    assert contrast_failures(page) == []
+    page.get_by_test_id("confirm-yes").click()
+    expect(page.get_by_role("alert")).to_contain_text("You left the match")
+    assert contrast_failures(page) == []
 
     # the player's choice beats the device's, and is kept
     open_settings(page)
@@ -431,9 +438,21 @@ def test_dark_theme_follows_the_device_changes_the_colours_and_keeps_text_readab
     close_settings(page)
     assert html_attributes(page)["theme"] == "light"
     assert page.evaluate(background) == light_colours[0]
+    assert page.evaluate("getComputedStyle(document.documentElement).colorScheme") == "light"
     page.reload()
-    expect(page.get_by_test_id("table")).to_be_visible()
+    online(page)
     assert html_attributes(page)["theme"] == "light"
+
+
+def test_a_replay_in_the_dark(gin_server: ServerProcess, make_page: MakePage) -> None:
+    hand = hand_against_the_ai(gin_server)
+    page = make_page(color_scheme="dark")
+    page.goto(f"{gin_server.http_url}/replay/{hand}")
+    expect(page.get_by_test_id("replay")).to_be_visible()
+    page.keyboard.press("End")
+    assert html_attributes(page)["theme"] == "dark"
+    assert contrast_failures(page) == []
+    shot(page, "dark-replay-en")
 
 
 @pytest.mark.parametrize("lang", ["en", "ar"])
