@@ -482,7 +482,7 @@ def test_screenshots_of_the_dark_table_and_the_settings_panel(
 def test_sound_is_off_by_default_then_plays_the_games_events_and_the_title_shows_the_turn(
     gin_server: ServerProcess, ai_seats: None, make_page: MakePage
 ) -> None:
-    page = make_page(AUDIO_PROBE)
+    page = make_page(AUDIO_PROBE, color_scheme="dark")
     start_ai_match(page, gin_server)
     assert page.title() in ("Gin Rummy", "● Your turn — Gin Rummy")
 
@@ -538,6 +538,9 @@ def test_sound_is_off_by_default_then_plays_the_games_events_and_the_title_shows
             kind = result.get_attribute("data-kind")
             kinds.add(kind)
             if kind in ("knock", "undercut", "gin"):
+                # the hand's result over the dark table is as readable as the rest
+                assert contrast_failures(page) == []
+                shot(page, "dark-result-en")
                 break
             page.get_by_test_id("next-hand").or_(page.get_by_test_id("continue")).first.click()
             continue
