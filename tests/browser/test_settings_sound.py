@@ -248,7 +248,8 @@ def start_ai_match(page: Page, server: ServerProcess) -> None:
 
 def wait_for_my_draw(page: Page) -> None:
     """Until the page may draw (passing the first turn's offers, closing a hand's result)."""
-    while True:
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
         if page.get_by_test_id("hand-result").count():
             page.get_by_test_id("next-hand").or_(page.get_by_test_id("continue")).first.click()
             continue
@@ -259,6 +260,7 @@ def wait_for_my_draw(page: Page) -> None:
             move_and_wait(page, state)
             continue
         page.wait_for_timeout(30)
+    raise AssertionError(f"not this page's draw after 90 s: {table_state(page)}")
 
 
 def draw_from_the_stock(page: Page) -> TableState:

@@ -4,6 +4,7 @@
 
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { PageSettings } from "../src/page-settings";
 import { DEFAULT_SETTINGS, pageAttributes, parseSettings, parseStoredSettings, storedForm, type Device, type PageAttributes } from "../src/settings";
 import { Persist, type KeyValue } from "../src/storage";
 
@@ -110,5 +111,39 @@ describe("index.html before the first paint", () => {
         expect(bootAttributes(text, device), `${text} ${JSON.stringify(device)}`).toEqual({ ...expected });
       }
     }
+  });
+});
+
+describe("PageSettings", () => {
+  /** The device's media queries, changed by the test as a person changes their system. */
+  class Device {
+    matches = new Map<string, boolean>();
+    listeners = new Map<string, (() => void)[]>();
+    query = (query: string) => ({
+      matches: this.matches.get(query) ?? false,
+      addEventListener: (_type: string, listener: () => void) => this.listeners.set(query, [...(this.listeners.get(query) ?? []), listener]),
+    });
+    set(query: string, on: boolean): void {
+      this.matches.set(query, on);
+      for (const listener of this.listeners.get(query) ?? []) listener();
+    }
+  }
+
+  it("applies at start, follows the device until the player chooses, and remembers the choice", () => {
+    const store = new MemoryStore();
+    const device = new Device();
+    const root = { dataset: {} as Record<string, string> } as unknown as HTMLElement;
+    const settings = new PageSettings(new Persist(store), root, device.query as never);
+    settings.start();
+    expect(root.dataset).toEqual({ theme: "light", deck: "two", cardSize: "medium", motion: "full", sound: "off", hints: "on" });
+    device.set("(prefers-color-scheme: dark)", true);
+    device.set("(prefers-reduced-motion: reduce)", true);
+    expect(root.dataset).toMatchObject({ theme: "dark", motion: "reduced" });
+    settings.update({ theme: "light", sound: true });
+    expect(root.dataset).toMatchObject({ theme: "light", sound: "on" });
+    device.set("(prefers-color-scheme: dark)", false);
+    device.set("(prefers-color-scheme: dark)", true);
+    expect(root.dataset.theme).toBe("light");
+    expect(new Persist(store).settings).toEqual({ ...DEFAULT_SETTINGS, theme: "light", sound: true });
   });
 });
