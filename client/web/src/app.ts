@@ -13,6 +13,12 @@ import { Persist, type SavedMatch, type Stats } from "./storage";
 import { HandLayout } from "./hand-layout";
 import { Talk, isQuickMessage, type QuickMessage } from "./talk";
 import { clear, h } from "./dom";
+import { playerToAct } from "./cues";
+import { PageSettings } from "./page-settings";
+import { SettingsDialog } from "./settings-dialog";
+import { SoundBoard } from "./sounds";
+import { TurnNotifier } from "./turn-notice";
+import { TurnSignals, type TurnWords } from "./turn-signals";
 import type { AppActions, Motion, PickMode, Question, RoomOptions } from "./views/actions";
 import { renderHeader, renderQuestion } from "./views/common";
 import { renderLobby } from "./views/lobby";
@@ -27,6 +33,9 @@ export class App implements AppActions {
   readonly session: Session;
   /** How the player lays out their hand, the card just drawn, the hint (hand-layout.ts). */
   readonly hand: HandLayout;
+  readonly settings: PageSettings;
+  private readonly signals: TurnSignals;
+  private readonly settingsDialog: SettingsDialog;
   route: Route = { name: "lobby" };
   status: ConnStatus = "offline";
   pick: PickMode = null;
@@ -59,14 +68,21 @@ export class App implements AppActions {
     const scheme = location.protocol === "https:" ? "wss" : "ws";
     this.session = new Session({ url: `${scheme}://${location.host}/ws`, persist });
     this.talk = new Talk(persist, () => this.render());
+    this.settings = new PageSettings(persist);
+    const sounds = new SoundBoard();
+    const notifier = new TurnNotifier();
+    this.signals = new TurnSignals(() => this.settings.current, sounds, notifier);
+    this.settingsDialog = new SettingsDialog(this.settings, sounds, notifier);
   }
 
   // --- start ---------------------------------------------------------------------------------
 
   start(): void {
+    this.settings.start();
     this.applyLang(detectLang(this.persist.lang, navigator.languages ?? [navigator.language]));
     const saved = this.persist.room;
     if (saved) {
+      this.signals.know(saved.room, saved.view);
       // resume from the saved number when we have the view that goes with it, else from scratch
       const tracker = saved.view
         ? new RoomTracker(saved.room, saved.lastSeq, saved.view, saved.watchToken ?? null)
@@ -229,6 +245,7 @@ export class App implements AppActions {
       said = said ? `${said}. ${t("event.yourTurn")}` : t("event.yourTurn");
     }
     if (said) this.announcement = said;
+    this.signals.changed(tracker.room, view, applied, () => this.turnWords(view));
     this.motion = motion;
     if (view && motion.drawn) this.hand.noteDrawn(view, motion.drawn);
     if (view) this.remember(view, applied);
@@ -243,6 +260,17 @@ export class App implements AppActions {
     if (view?.status === "playing" || view?.status === "finished") this.queued = false;
     this.render();
     this.motion = null;
+  }
+
+  /** The your-turn notification, in the page's language. */
+  private turnWords(view: RoomView | null): TurnWords {
+    const lang = getLang();
+    const other = view?.seat === null || view?.seat === undefined ? 1 : 1 - view.seat;
+    return { title: t("notify.title"), body: t("notify.body", { name: this.seatName(view, other) }), lang, dir: direction(lang) };
+  }
+
+  openSettings(): void {
+    this.settingsDialog.open();
   }
 
   /** A sentence for the screen reader's live region about one event. */
@@ -374,6 +402,7 @@ export class App implements AppActions {
   }
 
   private onKey(event: KeyboardEvent): void {
+    if (this.settingsDialog.isOpen) return; // the dialog's own keys (Escape closes it)
     if (event.key === "Escape") {
       if (this.question) this.answer(false);
       else if (this.talk.open) this.closeTalk();
@@ -604,6 +633,12 @@ export class App implements AppActions {
     }
   }
 
+  /** "● Your turn — Gin Rummy" while the match waits for the player's move. */
+  private showTurnInTitle(): void {
+    const title = playerToAct(this.view) ? t("title.yourTurn", { title: t("app.title") }) : t("app.title");
+    if (document.title !== title) document.title = title;
+  }
+
   /** Keep the keyboard where it was; when that control is gone or idle now, go to the
    * control the page offers next (data-autofocus: the stock, a card, "Next hand"...). */
   private restoreFocus(focusKey: string | undefined, lost: boolean): void {
@@ -629,6 +664,7 @@ export class App implements AppActions {
       if (input.value !== input.defaultValue) typed.set(input.dataset.key ?? "", input.value);
     }
     clear(this.root);
+    this.showTurnInTitle();
     this.root.append(renderHeader(this));
     const main = h("main", { id: "main", class: `page page-${this.route.name}`, tabindex: "-1" });
     switch (this.route.name) {

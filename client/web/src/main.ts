@@ -2,6 +2,8 @@ import { App } from "./app";
 import "./style.css";
 import "./styles/cards.css";
 import "./styles/talk.css";
+import "./styles/theme.css";
+import "./styles/settings.css";
 
 const root = document.getElementById("app");
 if (root) new App(root).start();

@@ -14,6 +14,9 @@ export interface Applied {
   events: GameEvent[];
   /** The view after this update, or null when it came without one (catch-up). */
   view: RoomView | null;
+  /** Part of a catch-up (after `resume`): it happened while the page was not listening, so
+   * the page does not play it as news (no sound). */
+  replayed?: boolean;
 }
 
 export class RoomTracker {
@@ -25,6 +28,10 @@ export class RoomTracker {
   lastResult: HandOver | null = null;
   /** What a watcher of a room that is not public gives with every resume (its watch link's). */
   readonly watchToken: string | null;
+  /** A resume is under way (every update until its ack is a catch-up), and the last number
+   * its ack said it would replay. */
+  resuming = false;
+  replayThrough = -1;
 
   constructor(room: string, lastSeq = -1, view: RoomView | null = null, watchToken: string | null = null) {
     this.room = room;
@@ -45,7 +52,8 @@ export class RoomTracker {
     }
     const lastHand = update.view?.game?.last_hand;
     if (lastHand) this.lastResult = lastHand;
-    applied?.push({ seq: update.seq, events: update.events, view: update.view });
+    const replayed = this.resuming || update.seq <= this.replayThrough;
+    applied?.push({ seq: update.seq, events: update.events, view: update.view, replayed });
     return "applied";
   }
 

@@ -444,7 +444,9 @@ export class Session {
     this.resuming = true;
     try {
       const token = tracker.watchToken ? { watch_token: tracker.watchToken } : {};
-      await this.raw("resume", { room: tracker.room, last_seq: tracker.lastSeq, ...token });
+      tracker.resuming = true;
+      const result = await this.raw("resume", { room: tracker.room, last_seq: tracker.lastSeq, ...token });
+      if (typeof result.to_seq === "number") tracker.replayThrough = Math.max(tracker.replayThrough, result.to_seq);
     } catch (error) {
       if (error instanceof RequestError) {
         if (error.code === "stale_sequence") {
@@ -460,6 +462,7 @@ export class Session {
         }
       }
     } finally {
+      tracker.resuming = false;
       if (this.tracker === tracker) this.resuming = false;
     }
   }

@@ -1,8 +1,9 @@
 // What survives a reload: the identity token, the current room with its last sequence number
-// and view, the player's stats, the language. Kept in localStorage (any Storage-like object
+// and view, the player's stats, the language, the settings. Kept in localStorage (any Storage-like object
 // in tests); a storage that refuses (private mode, quota) is treated as empty.
 
 import type { RoomView } from "./protocol";
+import { parseStoredSettings, storedForm, type Settings } from "./settings";
 
 export interface KeyValue {
   getItem(key: string): string | null;
@@ -189,6 +190,14 @@ export class Persist {
   }
   set talkMuted(value: boolean) {
     this.set("talkMuted", value ? "1" : null);
+  }
+
+  /** The player's settings; a bad stored value falls back to its default (settings.ts). */
+  get settings(): Settings {
+    return parseStoredSettings(this.get("settings"));
+  }
+  set settings(value: Settings) {
+    this.set("settings", JSON.stringify(storedForm(value)));
   }
 
   get stats(): Stats | null {

@@ -239,6 +239,29 @@ describe("Session", () => {
     expect(session.tracker?.view?.turn_seconds).toBe(6);
   });
 
+  it("marks the updates a resume replays, and not the live ones after them (page-feel: no sound for a replay)", async () => {
+    const session = makeSession();
+    const seen: [number, boolean][] = [];
+    session.on({ change: (_tracker, applied) => seen.push(...applied.map((entry): [number, boolean] => [entry.seq, entry.replayed === true])) });
+    session.start();
+    const socket = connect();
+    await flush();
+    session.follow(new RoomTracker("r1", 3, roomView(3)), true);
+    await flush();
+    const resume = socket.last("resume");
+    // the catch-up may come before or after the ack's answer is read
+    socket.receive("update", { room: "r1", seq: 4, events: [{ type: "discard", seat: 1, card: "QS" }], view: null });
+    socket.receive("ack", { id: resume.id, result: { from_seq: 4, to_seq: 5, mode: "events" } });
+    await flush();
+    socket.receive("update", { room: "r1", seq: 5, events: [{ type: "draw", seat: 0, source: "stock" }], view: roomView(5) });
+    socket.receive("update", { room: "r1", seq: 6, events: [{ type: "discard", seat: 0, card: "2C" }], view: roomView(6) });
+    expect(seen).toEqual([
+      [4, true],
+      [5, true],
+      [6, false],
+    ]);
+  });
+
   it("a snapshot after resume replaces the view", async () => {
     const session = makeSession();
     session.start();

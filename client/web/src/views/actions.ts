@@ -79,6 +79,8 @@ export interface AppActions {
   setPick(mode: PickMode): void;
   dismissResult(): void;
   copy(text: string): Promise<void>;
+  /** The settings dialog (sound, theme, cards, motion, hints, notifications). */
+  openSettings(): void;
   /** The opponent is away past the grace: claim the win, or let an AI play for them. */
   decideForAway(kind: "claim_win" | "stand_in"): Promise<void>;
   /** Send the other player a quick message. */

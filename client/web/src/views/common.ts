@@ -88,6 +88,34 @@ export function renderHeader(app: AppActions): HTMLElement {
       t(`conn.${app.status}`),
     ),
     h("label", { class: "lang" }, h("span", { class: "sr-only" }, t("nav.language")), select),
+    settingsButton(app),
+  );
+}
+
+/** The header's way to the settings dialog: three sliders, and the word on wide screens. */
+function settingsButton(app: AppActions): HTMLElement {
+  const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+  svg.setAttribute("viewBox", "0 0 20 20");
+  svg.setAttribute("aria-hidden", "true");
+  svg.setAttribute("focusable", "false");
+  for (const [y, x] of [[4, 13], [10, 6], [16, 11]]) {
+    const line = document.createElementNS("http://www.w3.org/2000/svg", "path");
+    line.setAttribute("d", `M2 ${y}H18`);
+    line.setAttribute("stroke", "currentColor");
+    line.setAttribute("stroke-width", "1.8");
+    line.setAttribute("stroke-linecap", "round");
+    const knob = document.createElementNS("http://www.w3.org/2000/svg", "circle");
+    knob.setAttribute("cx", String(x));
+    knob.setAttribute("cy", String(y));
+    knob.setAttribute("r", "2.6");
+    knob.setAttribute("fill", "currentColor");
+    svg.append(line, knob);
+  }
+  return h(
+    "button",
+    { type: "button", class: "settings-open", "data-key": "settings", "data-testid": "settings-open", "aria-haspopup": "dialog", onclick: () => app.openSettings() },
+    svg,
+    h("span", { class: "label" }, t("settings.title")),
   );
 }
 
