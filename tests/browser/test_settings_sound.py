@@ -324,8 +324,10 @@ def test_settings_are_remembered_applied_before_the_first_paint_and_the_dialog_i
     close_settings(page)
     expect(opener).to_be_focused()
     # the card size is the page's, at once
-    width = page.evaluate("getComputedStyle(document.documentElement).getPropertyValue('--card-w')")
-    assert "82px" in width, width
+    scale = page.evaluate(
+        "getComputedStyle(document.documentElement).getPropertyValue('--card-scale')"
+    )
+    assert float(scale) > 1, scale  # styles/cards.css: large cards
 
     page.reload()
     online(page)
