@@ -27,6 +27,7 @@ from server.handlers.rooms import Rooms
 from server.handlers.workers import Workers
 from server.hub import Hub
 from server.limits import Limits
+from server.live import LiveRooms
 from server.periodic import Upkeep
 from server.requests import Reply, RequestFailed
 from server.settings import Settings
@@ -50,7 +51,8 @@ class Service:
         self.hub = hub
         limits = Limits(store, settings)
         commits = Commits(store, hub, blobs, settings, limits)
-        self.players = Players(store, settings, limits)
+        self.live = LiveRooms(store)
+        self.players = Players(store, settings, limits, self.live)
         self.rooms = Rooms(store, hub, commits, settings, dispatcher, ai_seats, limits)
         self.play = Play(store, hub, commits)
         self.workers = Workers(store, dispatcher, ai_seats)
@@ -67,6 +69,7 @@ class Service:
             m.Watch: self.rooms.watch,
             m.Resume: self.rooms.resume,
             m.Leave: self.rooms.leave,
+            m.Unfollow: self.rooms.unfollow,
             m.Rematch: self.rooms.rematch,
             m.Act: self.play.act,
             m.ClaimWin: self.rooms.claim_win,
