@@ -207,6 +207,7 @@ class Hub:
                 subscription = conn.rooms.get(room_id)
                 if (
                     subscription is None
+                    or conn.is_worker  # an AI plays from the game, not from who watches
                     or not subscription.started
                     or subscription.last_seq != version
                     or subscription.lock.locked()
