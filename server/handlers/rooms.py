@@ -250,7 +250,8 @@ class Rooms:
             raise RequestFailed(ErrorCode.NOT_FOUND, f"no room {message.room}")
         version = loaded[0]
         subscription = await self._hub.follow(conn, message.room, None, -1)
-        await self._count_watchers(message.room)
+        if not conn.is_worker:
+            await self._count_watchers(message.room)
 
         async def send_snapshot() -> None:
             await self._hub.snapshot(conn, subscription)
@@ -285,6 +286,8 @@ class Rooms:
             )
         await self._hub.unfollow(conn, message.room)
         subscription = await self._hub.follow(conn, message.room, seat, message.last_seq)
+        if seat is None and not conn.is_worker:
+            await self._count_watchers(message.room)
         if conn.is_worker and seat is not None and room.seats[seat].ai_player == conn.player_id:
             await self._ai_seats.renew({(message.room, seat)})
         oldest = await self._store.changes_since(message.room, message.last_seq)

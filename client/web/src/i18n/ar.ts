@@ -248,4 +248,12 @@ export const ar: Dictionary = {
   "lobby.chooseName": "هذا هو الاسم الذي أعطاك إياه الخادم: اختر اسمك.",
   "rules.card": "بطاقة القواعد (مرجع)",
   "lobby.wholeMatch": "المباراة كلها",
+  // live now, watchers, the stand-in option at the table
+  "live.title": "مباشر الآن",
+  "live.none": "لا توجد مباراة عامة تُلعب الآن.",
+  "live.watch": "شاهِد",
+  "live.line": "اليد {hand} · {a} {x} – {y} {b} · حتى {target}",
+  "live.watchers": "المشاهدون: {count}",
+  "options.standInOn": "ذكاء اصطناعي ({level}) يلعب عن من يغادر",
+  "options.standInOff": "لا يلعب ذكاء اصطناعي عن من يغادر",
 };

@@ -247,6 +247,14 @@ export const en = {
   "lobby.chooseName": "This is the name the server gave you: choose your own.",
   "rules.card": "The rules card (reference)",
   "lobby.wholeMatch": "The whole match",
+  // live now, watchers, the stand-in option at the table
+  "live.title": "Live now",
+  "live.none": "No public match is being played right now.",
+  "live.watch": "Watch",
+  "live.line": "Hand {hand} · {a} {x} – {y} {b} · to {target}",
+  "live.watchers": "Watching: {count}",
+  "options.standInOn": "An AI ({level}) plays for a person who leaves",
+  "options.standInOff": "No AI plays for a person who leaves",
 };
 
 export type MessageKey = keyof typeof en;

@@ -247,4 +247,12 @@ export const ru: Dictionary = {
   "lobby.chooseName": "Это имя дал вам сервер: выберите своё.",
   "rules.card": "Карточка правил (справка)",
   "lobby.wholeMatch": "Вся партия",
+  // live now, watchers, the stand-in option at the table
+  "live.title": "Сейчас в игре",
+  "live.none": "Сейчас не играется ни одной открытой партии.",
+  "live.watch": "Смотреть",
+  "live.line": "Раздача {hand} · {a} {x} – {y} {b} · до {target}",
+  "live.watchers": "Зрителей: {count}",
+  "options.standInOn": "ИИ ({level}) играет за ушедшего игрока",
+  "options.standInOff": "ИИ не играет за ушедшего игрока",
 };

@@ -248,4 +248,12 @@ export const tr: Dictionary = {
   "lobby.chooseName": "Bu, sunucunun sana verdiği ad: kendi adını seç.",
   "rules.card": "Kural kartı (başvuru)",
   "lobby.wholeMatch": "Tüm maç",
+  // live now, watchers, the stand-in option at the table
+  "live.title": "Şu an canlı",
+  "live.none": "Şu anda oynanan herkese açık maç yok.",
+  "live.watch": "İzle",
+  "live.line": "{hand}. el · {a} {x} – {y} {b} · {target} puana kadar",
+  "live.watchers": "İzleyen: {count}",
+  "options.standInOn": "Çıkan oyuncunun yerine yapay zekâ ({level}) oynar",
+  "options.standInOff": "Çıkan oyuncunun yerine yapay zekâ oynamaz",
 };
