@@ -159,13 +159,17 @@ class Hub:
     # --- watchers -----------------------------------------------------------------------------
 
     def spectators(self, room_ids: list[str] | None = None) -> dict[str, int]:
-        """How many local connections of people follow each room as spectators: of every room
-        followed here, and 0 for the rooms counted before that have none now (``room_ids``:
-        of those rooms only)."""
+        """How many local connections of people follow each room as spectators, for the
+        rooms that have some, and 0 for those that had some when last asked and have none
+        now (``room_ids``: of those rooms only; else of every room followed here)."""
         wanted = list(self._followers) if room_ids is None else room_ids
-        counts = {room_id: self._spectators_of(room_id) for room_id in wanted}
+        counts: dict[str, int] = {}
+        for room_id in wanted:
+            count = self._spectators_of(room_id)
+            if count or room_id in self._watched:
+                counts[room_id] = count
         if room_ids is None:
-            for room_id in self._watched - counts.keys():
+            for room_id in self._watched.difference(wanted):
                 counts[room_id] = 0
         for room_id, count in counts.items():
             if count:
