@@ -10,7 +10,10 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from redis.asyncio import Redis
+
 from client.session import Session
+from server import keys
 from tests.e2e.helpers import close_all, private_match
 from tests.support.fixtures import FAST_CLIENT_ENV
 
@@ -182,3 +185,20 @@ async def test_names_come_with_their_parts(gin_server: Any) -> None:
         assert named.result == {"name": "Zoë", "name_id": None}
     finally:
         await nameless.close()
+
+
+async def test_a_private_room_put_in_the_list_by_hand_is_not_listed(
+    gin_server: Any, redis_url: str
+) -> None:
+    a, b, hidden = await private_match(gin_server.ws_url, gin_server.ws_url)
+    raw = Redis.from_url(redis_url)
+    try:
+        # as if a bug (or an old process) had listed it: the listing checks the stored room
+        await raw.zadd(keys.rooms_live(), {hidden: int(time.time() * 1000) + 60_000})
+        status, body = await gin_server.aget_json("/api/live")
+        assert status == 200
+        assert hidden not in {entry["room"] for entry in body["rooms"]}
+        assert await raw.zscore(keys.rooms_live(), hidden) is None  # and taken off
+    finally:
+        await raw.aclose()
+        await close_all(a, b)
