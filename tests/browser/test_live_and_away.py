@@ -2,7 +2,8 @@
 counts (and no private room in it), the number of watchers at the table, names drawn from the
 parts the server sends (in Arabic and Russian), a seat shown away while its person follows
 another room (and present again on return), and the AI stand-in option with the room's rules.
-Screenshots of the Live now list and the away seat go to ``build/screenshots/``.
+Screenshots of the Live now list (English, Arabic), a player's table with its watcher count
+and the away seat go to ``build/screenshots/``.
 """
 
 from __future__ import annotations
@@ -87,6 +88,7 @@ def test_live_now_lists_public_rooms_with_their_watchers(
         expect(table).to_have_attribute("data-seat", "")
         expect(stranger.get_by_test_id("watchers")).to_contain_text("Watching: 1")
         expect(player.get_by_test_id("watchers")).to_contain_text("Watching: 1")
+        shot(player, "table-watchers-en")
 
         # a second stranger sees the count risen in the list
         second = new_page()
