@@ -474,7 +474,7 @@ class Session:
                 state.watch_token = message.watch_token
             if isinstance(message, m.Resume) and message.watch_token is not None:
                 state.watch_token = message.watch_token
-        elif isinstance(message, m.Leave):
+        elif isinstance(message, m.Leave | m.Unfollow):
             self.room(message.room).followed = False
 
     # --- rooms --------------------------------------------------------------------------------
@@ -540,6 +540,10 @@ class Session:
             return
         state = self.room(message.room)
         if isinstance(message, m.Snapshot):
+            if message.seq == state.seq and state.current and state.view_seq == state.seq:
+                state.view = dict(message.view)  # the same number, news outside the game
+                state._notify()  # (the number of watchers): no new frame to log or queue
+                return
             if message.seq <= state.seq and state.current:
                 return
             applied = Applied(message.seq, (), dict(message.view), snapshot=True)

@@ -76,6 +76,7 @@ __all__ = [
     "SetName",
     "Snapshot",
     "Stats",
+    "Unfollow",
     "Update",
     "Watch",
     "as_request_id",
@@ -710,6 +711,16 @@ class Leave(_Checked):
 
 
 @dataclass(frozen=True, slots=True)
+class Unfollow(_Checked):
+    """Stop following a room on this connection (the page shows another one); a person's seat
+    there that no other connection of theirs follows is away until they ``resume`` it."""
+
+    t: ClassVar[str] = "unfollow"
+    id: Annotated[RequestId, _REQUEST_ID]
+    room: Annotated[str, _ROOM]
+
+
+@dataclass(frozen=True, slots=True)
 class ClaimWin(_Checked):
     """Claim the match of an opponent away past the grace period: the opponent forfeits."""
 
@@ -879,6 +890,7 @@ ClientMessage: TypeAlias = (
     | Resume
     | Act
     | Leave
+    | Unfollow
     | Rematch
     | Lobby
     | Stats
@@ -904,6 +916,7 @@ _CLIENT_CLASSES: tuple[type[ClientMessage], ...] = (
     Resume,
     Act,
     Leave,
+    Unfollow,
     Rematch,
     Lobby,
     Stats,

@@ -29,6 +29,7 @@ from server.blobs import RoomBlobs
 from server.connection import Connection
 from server.frames import FrameParts
 from server.hub import Hub
+from server.live import LIVE_LIMIT
 from server.reuse import Histories
 from server.service import Service
 from server.settings import Settings
@@ -113,6 +114,15 @@ async def hands(request: Request) -> Response:
     return JSONResponse({"hands": await service.recent_hands(limit)})
 
 
+async def live(request: Request) -> Response:
+    service: Service = request.app.state.service
+    try:
+        limit = int(request.query_params.get("limit", str(LIVE_LIMIT)))
+    except ValueError:
+        limit = LIVE_LIMIT
+    return JSONResponse({"rooms": await service.live.listing(limit)})
+
+
 def create_app(settings: Settings | None = None) -> Starlette:
     settings = settings or Settings.from_env()
 
@@ -184,6 +194,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
             Route("/readyz", readyz),
             Route("/metrics", metrics_endpoint),
             Route("/api/hands", hands),
+            Route("/api/live", live),
             Route("/api/hands/{hand_id}", hand),
             WebSocketRoute("/ws", serve_websocket),
         ],

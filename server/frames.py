@@ -48,7 +48,7 @@ _HISTORY = _pack("history")
 
 #: Entries of ``room_view`` (without ``invite`` and ``connected``) and of ``game_view`` (without
 #: the seat's own cards, ``last_hand`` and ``match``).
-_ROOM_KEYS = 14
+_ROOM_KEYS = 16
 _GAME_KEYS = 15
 _HAND_KEYS = 4
 
@@ -106,6 +106,7 @@ class FrameParts:
         "_room_heads",
         "_room_tails",
         "histories",
+        "watchers",
     )
 
     def __init__(
@@ -117,6 +118,9 @@ class FrameParts:
         self._records: PartCache[bytes] = PartCache(limit)
         self._hand_bodies: dict[tuple[str, ...], bytes] = {}
         self._hand_limit = hand_limit
+        #: How many spectators follow each room, on every process, as this process last read
+        #: it (``Hub.set_watchers``): what the views say, with no Redis round trip per move.
+        self.watchers: dict[str, int] = {}
 
     def frames(self, room: Room, seq: int, events: list[Event] | None = None) -> RoomFrames:
         """The frames of ``room`` at ``seq``, made from these parts."""
@@ -129,9 +133,12 @@ class FrameParts:
             room.id, (room.mode, room.status, room.seats), lambda: _room_head(room)
         )
         winner = room.winner
+        watchers = self.watchers.get(room.id, 0)
         room_tail = self._room_tails.get(
             room.id,
             (
+                watchers,
+                room.stand_in_level,
                 room.turn_seconds,
                 room.turn_deadline,
                 room.turn_bank,
@@ -141,7 +148,7 @@ class FrameParts:
                 room.rematch,
                 room.next_room,
             ),
-            lambda: _room_tail(room, winner),
+            lambda: _room_tail(room, winner, watchers),
         )
         game_head = game_middle = game_tail = b""
         tail_keys = 0
@@ -245,7 +252,7 @@ def _room_head(room: Room) -> bytes:
     )
 
 
-def _room_tail(room: Room, winner: int | None) -> bytes:
+def _room_tail(room: Room, winner: int | None, watchers: int) -> bytes:
     return _body(
         {
             "turn_seconds": room.turn_seconds,
@@ -256,5 +263,7 @@ def _room_tail(room: Room, winner: int | None) -> bytes:
             "winner": winner,
             "rematch": list(room.rematch),
             "next_room": room.next_room,
+            "stand_in_level": room.stand_in_level,
+            "watchers": watchers,
         }
     )

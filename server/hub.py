@@ -12,7 +12,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import secrets
 from collections import defaultdict
+from collections.abc import Mapping
 
 from protocol.messages import SAID_SINCE_MINOR
 from server.blobs import decode_change, decode_room
@@ -31,6 +33,10 @@ class Hub:
 
     def __init__(self, store: Store, feed: RoomFeed, parts: FrameParts | None = None) -> None:
         self.parts = parts if parts is not None else FrameParts()
+        #: This process's name in the rooms' watcher counts (``Store.set_watchers``).
+        self.process_id = "p" + secrets.token_hex(8)
+        #: Rooms whose spectator count this process wrote last time, non-zero.
+        self._watched: set[str] = set()
         self._store = store
         self._feed = feed
         self._followers: dict[str, set[Connection]] = defaultdict(set)
@@ -98,6 +104,7 @@ class Hub:
         if not followers:
             del self._followers[room_id]
             self._rooms.pop(room_id, None)
+            self.parts.watchers.pop(room_id, None)
             with contextlib.suppress(Exception):
                 await self._feed.remove(room_id)
 
@@ -150,6 +157,70 @@ class Hub:
         task = asyncio.create_task(self._deliver_logged(held))
         self._pending_deliveries.add(task)
         task.add_done_callback(self._pending_deliveries.discard)
+
+    # --- watchers -----------------------------------------------------------------------------
+
+    def spectators(self, room_ids: list[str] | None = None) -> dict[str, int]:
+        """How many local connections of people follow each room as spectators, for the
+        rooms that have some, and 0 for those that had some when last asked and have none
+        now (``room_ids``: of those rooms only; else of every room followed here)."""
+        wanted = list(self._followers) if room_ids is None else room_ids
+        counts: dict[str, int] = {}
+        for room_id in wanted:
+            count = self._spectators_of(room_id)
+            if count or room_id in self._watched:
+                counts[room_id] = count
+        if room_ids is None:
+            for room_id in self._watched.difference(wanted):
+                counts[room_id] = 0
+        for room_id, count in counts.items():
+            if count:
+                self._watched.add(room_id)
+            else:
+                self._watched.discard(room_id)
+        return counts
+
+    def _spectators_of(self, room_id: str) -> int:
+        count = 0
+        for conn in self._followers.get(room_id, ()):
+            subscription = conn.rooms.get(room_id)
+            if subscription is not None and subscription.seat is None and not conn.is_worker:
+                count += 1
+        return count
+
+    def followed_room_ids(self) -> list[str]:
+        return list(self._followers)
+
+    def set_watchers(self, totals: Mapping[str, int]) -> None:
+        """The rooms' watcher counts as read from every process: the views say them from now
+        on, and the local followers of a room whose count changed get a ``snapshot`` at the
+        number they have (when this process holds the room at that number; else the next
+        update carries the count)."""
+        known = self.parts.watchers
+        for room_id, count in totals.items():
+            if room_id not in self._followers or known.get(room_id, 0) == count:
+                continue
+            if count:
+                known[room_id] = count
+            else:
+                known.pop(room_id, None)
+            cached = self._rooms.get(room_id)
+            if cached is None:
+                continue
+            version, room = cached
+            frames = self.parts.frames(room, version)
+            for conn in list(self._followers[room_id]):
+                subscription = conn.rooms.get(room_id)
+                if (
+                    subscription is None
+                    or conn.is_worker  # an AI plays from the game, not from who watches
+                    or not subscription.started
+                    or subscription.last_seq != version
+                    or subscription.lock.locked()
+                ):
+                    continue
+                conn.send_frame(frames.snapshot(subscription.seat))
+                conn.flush()
 
     def followed_rooms(self) -> list[tuple[str, Room]]:
         return [(room_id, room) for room_id, (_, room) in self._rooms.items()]

@@ -40,6 +40,12 @@ key                        group             type        holds
 ``rooms:active``           own               sorted set  room ids not finished, scored by creation,
                                                          then by when the sweep looks at them next
                                                          (ms); the sweep cleans it
+``{room:ID}:watchers``     ``{room:ID}``     hash        server process id -> ``COUNT:UNTIL``: how
+                                                         many spectators follow the room there,
+                                                         until when (ms) unless renewed; with a TTL
+``rooms:live``             own               sorted set  public rooms in play, scored by when a
+                                                         process that follows them last saw them
+                                                         (ms): the lobby's "Live now"
 ``hand:ID``                own               hash        ``room``, ``finished``, ``blob``,
                                                          ``public``; with a TTL
 ``hands:recent``           own               sorted set  hand ids of public rooms, scored by finish
@@ -117,7 +123,9 @@ __all__ = [
     "room_requests",
     "room_talk",
     "room_version",
+    "room_watchers",
     "rooms_active",
+    "rooms_live",
     "stat_field",
     "stat_name",
 ]
@@ -236,6 +244,16 @@ def _room_keys(room_id: str) -> RoomKeys:
         requests=tag + ":requests",
         channel=tag + ":channel",
     )
+
+
+def room_watchers(room_id: str) -> str:
+    """Hash: each server process's count of the room's spectators (``COUNT:UNTIL_MS``)."""
+    return _room_tag(room_id) + ":watchers"
+
+
+def rooms_live() -> str:
+    """Sorted set: public rooms in play, scored by when they were last seen in play (ms)."""
+    return "rooms:live"
 
 
 def rooms_active() -> str:

@@ -71,6 +71,15 @@ def default_name(player_id: str) -> str:
     return f"Player {player_id[1:6]}"
 
 
+def name_id(name: str | None, player_id: str | None) -> str | None:
+    """What a default name is made of: the id part of ``Player xxxxx`` when ``name`` is the
+    default name of ``player_id`` (clients say it in their own language), else None (a name
+    the person chose, shown as given, even one that looks like a default)."""
+    if name is None or player_id is None or name != default_name(player_id):
+        return None
+    return player_id[1:6]
+
+
 def kept_name(stored: str, player_id: str, *, ai_worker: bool = False) -> str:
     """A name stored before this policy: itself if it passes, else the default name."""
     try:

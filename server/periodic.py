@@ -13,6 +13,7 @@ from server.ai_seats import AiSeatKeeper
 from server.blobs import decode_room, encode_change
 from server.commits import Commits
 from server.hub import Hub
+from server.live import WATCHERS_EVERY, WATCHERS_TTL_MS
 from server.requests import RequestFailed
 from server.room import Room, expire_turn, open_away_choice, records_due, start_stand_in
 from server.settings import Settings
@@ -50,6 +51,7 @@ class Upkeep:
         next_sweep = loop.time()
         next_lease = loop.time()
         next_owed = loop.time()
+        next_watchers = loop.time()
         lease_every = self._ai_seats.lease_seconds / 3
         room_idle = self._settings.room_idle_seconds
         while True:
@@ -58,6 +60,9 @@ class Upkeep:
                 await self.expire_turns()
                 await self.start_stand_ins()
                 await self.open_away_choices()
+                if loop.time() >= next_watchers:
+                    next_watchers = loop.time() + WATCHERS_EVERY
+                    await self.share_watchers()
                 if loop.time() >= next_owed:
                     next_owed = loop.time() + OWED_SWEEP_EVERY
                     await self.write_owed_records()
@@ -70,6 +75,19 @@ class Upkeep:
                     await self.sweep_idle_rooms()
             except Exception:
                 log.exception("periodic work failed")
+
+    async def share_watchers(self) -> None:
+        """Renew this process's spectator counts and its public rooms in play in the live list
+        (a finished room leaves it), then read every followed room's count over all processes
+        into the views (``Hub.set_watchers``)."""
+        hub, store = self._hub, self._store
+        await store.set_watchers(hub.process_id, hub.spectators(), WATCHERS_TTL_MS)
+        followed = hub.followed_rooms()
+        await store.mark_live(
+            room_id for room_id, room in followed if room.public and room.status == "playing"
+        )
+        await store.drop_live(room_id for room_id, room in followed if room.status == "finished")
+        hub.set_watchers(await store.watcher_counts(hub.followed_room_ids()))
 
     async def open_away_choices(self) -> None:
         """Tell the other person of every room between people whose player has been away past

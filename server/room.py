@@ -27,7 +27,7 @@ from server.engine import (
 from server.engine.events import Event
 from server.engine.state import STATE_FORMAT
 from server.engine.views import ROOM_EVENT_TYPES, game_view, rules_dict
-from server.names import shown_names
+from server.names import name_id, shown_names
 
 RoomMode = Literal["ai", "private", "quick"]
 ROOM_MODES = ("ai", "private", "quick")
@@ -440,6 +440,7 @@ def hand_record(
         "room": room.id,
         "hand": number,
         "players": shown_names([seat.name for seat in room.seats]),
+        "seats": seat_names(room),
         "dealer": events[0].get("dealer", game.dealer) if events else game.dealer,
         "events": events,
         "result": last if last.get("type") == "hand_over" else game.results[number - 1].to_dict(),
@@ -766,6 +767,7 @@ def public_seats(room: Room) -> list[dict[str, Any]]:
     return [
         {
             "name": shown[index],
+            "name_id": _name_id(seat),
             "ai": seat.ai,
             "open": seat.open,
             "away": seat.away_since is not None,
@@ -776,10 +778,28 @@ def public_seats(room: Room) -> list[dict[str, Any]]:
     ]
 
 
+def seat_names(room: Room) -> list[dict[str, Any]]:
+    """What each seat's name is made of, for lists and records: the name as shown, the id of
+    a default name (``name_id``) and the level of an AI seat (``ai``)."""
+    shown = shown_names([seat.name for seat in room.seats])
+    return [
+        {"name": shown[index], "name_id": _name_id(seat), "ai": seat.ai}
+        for index, seat in enumerate(room.seats)
+    ]
+
+
+def _name_id(seat: Seat) -> str | None:
+    return None if seat.ai is not None else name_id(seat.name, seat.player)
+
+
 def room_view(
-    room: Room, seat: int | None, connected: tuple[bool, bool] | None = None
+    room: Room,
+    seat: int | None,
+    connected: tuple[bool, bool] | None = None,
+    watchers: int = 0,
 ) -> dict[str, Any]:
-    """The room as one seat (or a spectator, ``None``) sees it, with that recipient's game view."""
+    """The room as one seat (or a spectator, ``None``) sees it, with that recipient's game view;
+    ``watchers``: how many follow it as spectators, on every server process."""
     view: dict[str, Any] = {
         "room": room.id,
         "mode": room.mode,
@@ -794,6 +814,8 @@ def room_view(
         "winner": room.winner,
         "rematch": list(room.rematch),
         "next_room": room.next_room,
+        "stand_in_level": room.stand_in_level,
+        "watchers": watchers,
         "game": game_view(room.game, seat) if room.game is not None else None,
     }
     if connected is not None:

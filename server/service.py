@@ -28,6 +28,7 @@ from server.handlers.talk import Talk
 from server.handlers.workers import Workers
 from server.hub import Hub
 from server.limits import Limits
+from server.live import LiveRooms
 from server.periodic import Upkeep
 from server.requests import Reply, RequestFailed
 from server.settings import Settings
@@ -51,7 +52,8 @@ class Service:
         self.hub = hub
         limits = Limits(store, settings)
         commits = Commits(store, hub, blobs, settings, limits)
-        self.players = Players(store, settings, limits)
+        self.live = LiveRooms(store)
+        self.players = Players(store, settings, limits, self.live)
         self.rooms = Rooms(store, hub, commits, settings, dispatcher, ai_seats, limits)
         self.play = Play(store, hub, commits)
         self.talk = Talk(store, hub, settings)
@@ -69,6 +71,7 @@ class Service:
             m.Watch: self.rooms.watch,
             m.Resume: self.rooms.resume,
             m.Leave: self.rooms.leave,
+            m.Unfollow: self.rooms.unfollow,
             m.Rematch: self.rooms.rematch,
             m.Act: self.play.act,
             m.ClaimWin: self.rooms.claim_win,

@@ -11,6 +11,7 @@ from protocol.messages import ErrorCode
 from server import identity, names
 from server.connection import Connection
 from server.limits import Limits
+from server.live import LiveRooms
 from server.requests import Reply, RequestFailed
 from server.settings import Settings
 from server.store import Store
@@ -20,7 +21,8 @@ STAT_FIELDS = ("matches", "wins", "hands", "gins", "undercuts", "points")
 
 
 class Players:
-    def __init__(self, store: Store, settings: Settings, limits: Limits) -> None:
+    def __init__(self, store: Store, settings: Settings, limits: Limits, live: LiveRooms) -> None:
+        self._live = live
         self._limits = limits
         self._store = store
         self._settings = settings
@@ -71,6 +73,7 @@ class Players:
             {
                 "player_id": conn.player_id,
                 "name": name,
+                "name_id": names.name_id(name, conn.player_id),
                 "token": token,
                 "protocol": m.PROTOCOL_VERSION,
                 "server": SERVER_VERSION,
@@ -82,7 +85,7 @@ class Players:
         name = _clean_name(message.name, ai_worker=conn.is_worker)
         await self._store.set_player_name(conn.player_id, name)
         conn.name = name
-        return Reply({"name": name})
+        return Reply({"name": name, "name_id": names.name_id(name, conn.player_id)})
 
     async def stats(self, conn: Connection, message: m.Stats) -> Reply:
         assert conn.player_id is not None
@@ -96,6 +99,7 @@ class Players:
             {
                 "recent_hands": await self.recent_hands(20),
                 "my_hands": await self._hand_summaries(mine, public_only=False),
+                "live": await self._live.listing(),
             }
         )
 
@@ -118,6 +122,7 @@ class Players:
                         "id": recent_id,
                         "room": record.room_id,
                         "players": data.get("players"),
+                        "seats": data.get("seats"),
                         "result": data.get("result"),
                         "finished_at": record.finished_at,
                     }

@@ -3,6 +3,7 @@ seat marked away when their last connection to it closes."""
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import time
 from typing import Any
@@ -18,6 +19,7 @@ from server.connection import Connection
 from server.entropy import new_seed
 from server.hub import Hub
 from server.limits import Limits
+from server.live import WATCHERS_TTL_MS
 from server.requests import Reply, RequestFailed, Then
 from server.room import (
     Room,
@@ -248,6 +250,8 @@ class Rooms:
             raise RequestFailed(ErrorCode.NOT_FOUND, f"no room {message.room}")
         version = loaded[0]
         subscription = await self._hub.follow(conn, message.room, None, -1)
+        if not conn.is_worker:
+            await self._count_watchers(message.room)
 
         async def send_snapshot() -> None:
             await self._hub.snapshot(conn, subscription)
@@ -282,6 +286,8 @@ class Rooms:
             )
         await self._hub.unfollow(conn, message.room)
         subscription = await self._hub.follow(conn, message.room, seat, message.last_seq)
+        if seat is None and not conn.is_worker:
+            await self._count_watchers(message.room)
         if conn.is_worker and seat is not None and room.seats[seat].ai_player == conn.player_id:
             await self._ai_seats.renew({(message.room, seat)})
         oldest = await self._store.changes_since(message.room, message.last_seq)
@@ -292,6 +298,26 @@ class Rooms:
 
         result = {"from_seq": message.last_seq + 1, "to_seq": version, "mode": mode, "seat": seat}
         return Reply(result, then=send_missing)
+
+    async def _count_watchers(self, room_id: str) -> None:
+        """Write this process's count of the room's spectators now (Upkeep renews it), and
+        read the total into the views."""
+        hub = self._hub
+        await self._store.set_watchers(hub.process_id, hub.spectators([room_id]), WATCHERS_TTL_MS)
+        hub.set_watchers(await self._store.watcher_counts([room_id]))
+
+    async def unfollow(self, conn: Connection, message: m.Unfollow) -> Reply:
+        """The connection stops following the room. A person's seat there that no other
+        connection of theirs follows is away (as if they had gone), until they resume it."""
+        subscription = conn.rooms.get(message.room)
+        await self._hub.unfollow(conn, message.room)
+        if subscription is None:
+            return Reply({"room": message.room})
+        if subscription.seat is None:
+            await self._count_watchers(message.room)
+        elif not conn.is_worker:
+            await self._mark_seat_away(conn, message.room, subscription.seat)
+        return Reply({"room": message.room})
 
     async def leave(self, conn: Connection, message: m.Leave) -> Reply:
         assert conn.player_id is not None
@@ -373,30 +399,29 @@ class Rooms:
     async def mark_away(self, conn: Connection) -> None:
         """A person's connection closed: each seat of theirs that no other connection of theirs
         follows is marked away (it waits; a stand-in may take over after the grace)."""
+        for room_id, subscription in list(conn.rooms.items()):
+            if subscription.seat is not None:
+                await self._mark_seat_away(conn, room_id, subscription.seat)
+
+    async def _mark_seat_away(self, conn: Connection, room_id: str, seat: int) -> None:
+        """The person of ``conn`` no longer follows their seat of the room on it: the seat is
+        away, unless another connection of theirs follows the room here."""
         player_id = conn.player_id
         if player_id is None:
             return
-        others = [
-            other
+        if any(
+            other is not conn and other.player_id == player_id and room_id in other.rooms
             for other in self._hub.connections()
-            if other is not conn and other.player_id == player_id
-        ]
-        for room_id, subscription in list(conn.rooms.items()):
-            if subscription.seat is None:
-                continue
-            if any(room_id in other.rooms for other in others):
-                continue
-            seat = subscription.seat
+        ):
+            return
 
-            def away(room: Room, now: float, seat: int = seat) -> tuple[Room, list[Any]]:
-                if room.seat_of(player_id) != seat:
-                    return room, []
-                return mark_away(room, seat, now)
+        def away(room: Room, now: float) -> tuple[Room, list[Any]]:
+            if room.seat_of(player_id) != seat:
+                return room, []
+            return mark_away(room, seat, now)
 
-            try:
-                await self._commits.change(room_id, away, actor=None)
-            except RequestFailed:
-                continue
+        with contextlib.suppress(RequestFailed):
+            await self._commits.change(room_id, away, actor=None)
 
     async def _follow_from_start(self, conn: Connection, room_id: str, seat: int) -> Then:
         """Follow the room from its creation on; returns the sending of its history so far,

@@ -16,6 +16,7 @@ from server.store.cluster import ClusterConnection, node_url, startup_nodes
 from server.store.direct import DirectConnection, supports
 from server.store.feed import RoomFeed
 from server.store.hands import HandOps
+from server.store.live import LiveOps
 from server.store.lobby import LobbyOps
 from server.store.players import PlayerOps
 from server.store.quotas import QuotaOps
@@ -24,7 +25,7 @@ from server.store.sharded_feed import ShardedRoomFeed
 from server.store.talk import TalkOps
 
 
-class Store(RoomOps, PlayerOps, LobbyOps, HandOps, AiOps, QuotaOps, TalkOps):
+class Store(RoomOps, PlayerOps, LobbyOps, LiveOps, HandOps, AiOps, QuotaOps, TalkOps):
     """All Redis access of a server process (async; redis-py ``redis.asyncio``).
 
     Values are ``bytes`` blobs the caller encodes (the store never decodes them) and ids
@@ -37,8 +38,9 @@ class Store(RoomOps, PlayerOps, LobbyOps, HandOps, AiOps, QuotaOps, TalkOps):
 
     The methods are grouped in: rooms (``RoomOps``), room feeds (``feed``), players
     (``PlayerOps``), invites and quick match (``LobbyOps``), finished hands (``HandOps``), AI
-    seat requests (``AiOps``), quotas of rooms per player and players per address
-    (``QuotaOps``), quick messages between the players (``TalkOps``).
+    seat requests (``AiOps``), the live rooms and their watcher counts (``LiveOps``), quotas
+    of rooms per player and players per address (``QuotaOps``), quick messages between the
+    players (``TalkOps``).
     """
 
     @classmethod

@@ -323,7 +323,10 @@ def test_9_room_options_on_the_create_form(gin_server: ServerProcess, new_page: 
     guest.goto(link.input_value())
     for seat in (page, guest):
         rules = seat.get_by_test_id("room-rules")
-        expect(rules).to_have_text("Match to 10 · Bonuses: Game bonus · 60 s a turn")
+        expect(rules).to_have_text(
+            "Match to 10 · Bonuses: Game bonus · 60 s a turn"
+            " · An AI (Normal) plays for a person who leaves"
+        )
     expect(page.get_by_test_id("scoreboard")).to_contain_text("to 10")
     # the turn clock says whose it is
     clock = re.compile(r"^(You|Player [A-Za-z0-9_-]{5}) · \d+ s$")
@@ -343,4 +346,5 @@ def test_9_room_options_of_an_ai_room(
     page.get_by_test_id("play-ai-normal").click()
     expect(page.get_by_test_id("room-rules")).to_have_text(
         "Match to 25 · Bonuses: Box bonus · No turn clock"
+        " · An AI (Normal) plays for a person who leaves"
     )

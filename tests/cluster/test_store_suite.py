@@ -17,6 +17,7 @@ from tests.server.store import (
     test_ai,
     test_feed,
     test_hands,
+    test_live,
     test_lobby,
     test_players,
     test_quotas,
@@ -56,6 +57,14 @@ def _tests_of(*modules: ModuleType) -> dict[str, object]:
 
 globals().update(
     _tests_of(
-        test_rooms, test_players, test_lobby, test_hands, test_ai, test_feed, test_quotas, test_talk
+        test_rooms,
+        test_players,
+        test_lobby,
+        test_live,
+        test_hands,
+        test_ai,
+        test_feed,
+        test_quotas,
+        test_talk,
     )
 )

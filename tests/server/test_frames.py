@@ -112,3 +112,16 @@ def test_a_frame_that_cannot_be_made_is_refused_again_when_asked_again(
     for _ in range(2):
         with pytest.raises(m.ProtocolError):
             frames.update(0)
+
+
+def test_the_watcher_count_and_the_stand_in_option_are_in_the_frames() -> None:
+    parts = FrameParts()
+    for count in (0, 3, 300, 3, 0):  # 300: a count that is not one of Python's cached ints
+        for room, seq, events in changes(2):
+            parts.watchers[room.id] = count
+            frames = parts.frames(room, seq, events)
+            for seat in RECIPIENTS:
+                view = room_view(room, seat, watchers=count)
+                assert view["watchers"] == count
+                snapshot = m.Snapshot(room=room.id, seq=seq, view=view)
+                assert frames.snapshot(seat) == codec.encode(snapshot), (count, seq, seat)

@@ -4,11 +4,11 @@
 
 import { cardName } from "./cards";
 import { DICTIONARIES, detectLang, direction, getLang, setLang, t, tSeat, type Lang, type MessageKey } from "./i18n";
-import type { Action, GameEvent, HandOver, LobbyHand, RoomView } from "./protocol";
+import type { Action, GameEvent, HandOver, LiveRoom, LobbyHand, RoomView } from "./protocol";
 import { RoomTracker, type Applied } from "./room-state";
 import { parseRoute, routePath, type Route } from "./routes";
 import { ConnectionLost, RequestError, Session, type ConnStatus } from "./session";
-import { displayName } from "./names";
+import { keptName, seatName } from "./names";
 import { Persist, type SavedMatch, type Stats } from "./storage";
 import { HandLayout } from "./hand-layout";
 import { Talk, isQuickMessage, type QuickMessage } from "./talk";
@@ -27,6 +27,14 @@ import { renderRules } from "./views/rules";
 import { renderTable } from "./views/table";
 import { phraseText } from "./views/talk";
 
+/** How often the lobby reads "Live now" again. */
+const LIVE_REFRESH_MS = 4000;
+
+/** A saved match's opponent in the page's language. */
+function matchOpponent(match: SavedMatch): string {
+  return keptName(match.opponent, match.opponentAi, match.opponentNameId);
+}
+
 export class App implements AppActions {
   readonly root: HTMLElement;
   readonly persist: Persist;
@@ -43,6 +51,9 @@ export class App implements AppActions {
   toast: string | null = null;
   queued = false;
   lobbyHands: LobbyHand[] | null = null;
+  /** The lobby's "Live now", and when it was last read (ms). */
+  liveRooms: LiveRoom[] | null = null;
+  private liveLoaded = 0;
   stats: Stats | null;
   /** The hand_over the player has not dismissed yet (the other seat may deal at once). */
   pendingResult: HandOver | null = null;
@@ -181,6 +192,8 @@ export class App implements AppActions {
     }
     switch (route.name) {
       case "lobby":
+        // a watcher back in the lobby watches no more (a player's seat waits for them)
+        if (this.session.tracker?.view?.seat === null) this.session.unfollow();
         if (this.session.online) this.loadLobby();
         break;
       case "room":
@@ -309,7 +322,7 @@ export class App implements AppActions {
     if (view.status === "finished") this.persist.forgetMatch(view.room);
     else if (view.status === "playing") {
       const other = view.seats?.[1 - seat];
-      this.persist.keepMatch({ room: view.room, mode: view.mode, opponent: other?.name ?? null, opponentAi: other?.ai ?? null, since: Date.now() });
+      this.persist.keepMatch({ room: view.room, mode: view.mode, opponent: other?.name ?? null, opponentAi: other?.ai ?? null, opponentNameId: other?.name_id, since: Date.now() });
     }
     const results: HandOver[] = [];
     for (const entry of applied) {
@@ -323,6 +336,7 @@ export class App implements AppActions {
         hand: result.hand,
         players: (view.seats ?? []).map((info) => info.name),
         ai: (view.seats ?? []).map((info) => info.ai),
+        nameIds: (view.seats ?? []).map((info) => info.name_id ?? null),
         kind: result.kind,
         winner: result.winner,
         points: result.points,
@@ -350,7 +364,7 @@ export class App implements AppActions {
     const info = view?.seats?.[seat];
     if (!info) return t("table.opponent");
     if (!info.ai && !info.name) return t("table.opponent");
-    return displayName(info.name, info.ai);
+    return seatName(info);
   }
 
   // --- requests ------------------------------------------------------------------------------
@@ -397,7 +411,7 @@ export class App implements AppActions {
   private async mayStartAnother(): Promise<boolean> {
     const other = this.otherMatches[this.otherMatches.length - 1];
     if (!other) return true;
-    const name = displayName(other.opponent, other.opponentAi);
+    const name = matchOpponent(other);
     return this.ask(t("confirm.another", { name }), t("confirm.anotherYes"));
   }
 
@@ -584,6 +598,7 @@ export class App implements AppActions {
     try {
       const result = await this.session.request("set_name", { name: clean });
       this.session.name = String(result.name ?? clean);
+      this.session.setNameId(result);
       this.persist.name = this.session.name;
       this.render();
     } catch (error) {
@@ -595,6 +610,8 @@ export class App implements AppActions {
     this.session.request("lobby").then(
       (result) => {
         this.lobbyHands = Array.isArray(result.recent_hands) ? (result.recent_hands as LobbyHand[]) : [];
+        this.liveRooms = Array.isArray(result.live) ? (result.live as LiveRoom[]) : [];
+        this.liveLoaded = Date.now();
         this.render();
       },
       (error: unknown) => this.fail(error),
@@ -607,6 +624,22 @@ export class App implements AppActions {
       },
       (error: unknown) => this.fail(error),
     );
+  }
+
+  /** Read "Live now" again (GET /api/live); the lobby is drawn again only when it changed. */
+  private async refreshLive(): Promise<void> {
+    this.liveLoaded = Date.now();
+    try {
+      const response = await fetch("/api/live");
+      if (!response.ok) return;
+      const body = (await response.json()) as { rooms?: unknown };
+      const rooms = Array.isArray(body.rooms) ? (body.rooms as LiveRoom[]) : [];
+      if (JSON.stringify(rooms) === JSON.stringify(this.liveRooms)) return;
+      this.liveRooms = rooms;
+      if (this.route.name === "lobby") this.render();
+    } catch {
+      // offline: the next tick tries again
+    }
   }
 
   async copy(text: string): Promise<void> {
@@ -625,6 +658,9 @@ export class App implements AppActions {
   // --- rendering -------------------------------------------------------------------------------
 
   private tickClock(): void {
+    if (this.route.name === "lobby" && this.session.online && Date.now() - this.liveLoaded >= LIVE_REFRESH_MS) {
+      void this.refreshLive();
+    }
     const clock = this.root.querySelector<HTMLElement>("[data-clock]");
     const deadline = this.view?.turn_deadline;
     if (clock && deadline) {

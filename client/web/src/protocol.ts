@@ -12,8 +12,18 @@ export type Fields = Record<string, unknown>;
 
 // --- views (server/engine/views.py, server/room.py room_view) --------------------------------
 
+/** What a name the server sends is made of (docs/protocol.md, "name parts"). */
+export interface NameParts {
+  name: string | null;
+  /** The id of a server-made default name ("Player xxxxx"); null for a chosen name. */
+  name_id: string | null;
+  /** The level of an AI seat. */
+  ai: string | null;
+}
+
 export interface SeatInfo {
   name: string | null;
+  name_id?: string | null;
   ai: string | null;
   open: boolean;
   away: boolean;
@@ -111,6 +121,10 @@ export interface RoomView {
   /** Seats of a room that is not public only: the watch link is /room/ID?watch=TOKEN. */
   watch_token?: string;
   connected?: boolean[];
+  /** The level of the AI that plays for a person away past the grace; null: none. */
+  stand_in_level?: string | null;
+  /** How many spectators follow the room, on every server process. */
+  watchers?: number;
 }
 
 export interface GameEvent {
@@ -124,11 +138,24 @@ export interface LobbyHand {
   room?: string;
   hand?: number;
   players?: (string | null)[];
+  /** What each player's name is made of (hands recorded since the server says it). */
+  seats?: NameParts[];
   kind?: string;
   winner?: number | null;
   points?: number;
   result?: { kind?: string; winner?: number | null; points?: number; hand?: number } | null;
   finished_at?: number;
+}
+
+/** A public room in play, as the lobby's "Live now" lists it. */
+export interface LiveRoom {
+  room: string;
+  mode: string;
+  seats: NameParts[];
+  hand: number;
+  scores: number[];
+  target: number;
+  watchers: number;
 }
 
 // --- server messages -------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 // A finished hand (GET /api/hands/{id}) as a list of frames, one per move, every card shown:
 // the deal (both hands, the stock, the upcard), then each move, then the result.
 
-import type { GameEvent, HandOver, MatchTotals } from "./protocol";
+import type { GameEvent, HandOver, MatchTotals, NameParts } from "./protocol";
 import { sortCards } from "./cards";
 
 export interface HandRecord {
@@ -9,6 +9,8 @@ export interface HandRecord {
   room?: string;
   hand?: number;
   players?: (string | null)[];
+  /** What each player's name is made of (records written since the server says it). */
+  seats?: NameParts[];
   dealer?: number;
   events: GameEvent[];
   result?: unknown;

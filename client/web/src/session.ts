@@ -96,6 +96,9 @@ export class Session {
   status: ConnStatus = "offline";
   playerId: string | null = null;
   name: string | null;
+  /** What the server said the name is made of: the id of its default name, null for a chosen
+   * one, undefined until it said (an older server). */
+  nameId: string | null | undefined = undefined;
   tracker: RoomTracker | null = null;
   /** How many reconnects were scheduled since the last successful hello. */
   attempts = 0;
@@ -117,6 +120,9 @@ export class Session {
   private nextDelay: number | null = null;
   private resuming = false;
   private listeners: SessionEvents[] = [];
+  /** The room the page showed last, while it shows none (the lobby): following another room
+   * then tells the server that this one is left (`unfollow`). */
+  private leftRoom: string | null = null;
 
   constructor(opts: SessionOptions) {
     this.opts = opts;
@@ -303,6 +309,7 @@ export class Session {
     this.attempts = 0;
     this.playerId = String(result.player_id ?? "");
     this.name = String(result.name ?? "");
+    this.setNameId(result);
     if (typeof result.token === "string") this.opts.persist.token = result.token;
     this.opts.persist.name = this.name;
     this.startPings();
@@ -413,6 +420,12 @@ export class Session {
     return this.authenticated;
   }
 
+  /** Keep the `name_id` of a hello or set_name ack (when the server sends one). */
+  setNameId(result: Record<string, unknown>): void {
+    if (!("name_id" in result)) return;
+    this.nameId = typeof result.name_id === "string" ? result.name_id : null;
+  }
+
   /** Resolves once hello is acknowledged (at once when it already is). */
   ready(): Promise<void> {
     if (this.authenticated) return Promise.resolve();
@@ -428,12 +441,24 @@ export class Session {
   /** Follow a room: its updates are applied to the tracker (and it is resumed after every
    * reconnect). `resume` asks the server for what the tracker has not seen yet. */
   follow(tracker: RoomTracker, resume: boolean): void {
+    const previous = this.tracker?.room ?? this.leftRoom;
+    this.leftRoom = null;
+    // the room the page showed before is left for this one: its seat (if ours) shows away
+    // until we come back to it (resume)
+    if (previous && previous !== tracker.room) void this.request("unfollow", { room: previous }).catch(() => undefined);
     this.tracker = tracker;
     this.opts.persist.room = savedRoom(tracker);
     if (resume && this.authenticated) void this.resume();
   }
 
   unfollow(): void {
+    const tracker = this.tracker;
+    if (tracker && tracker.view?.seat === null) {
+      // a spectator who stops watching is no longer counted among the room's watchers
+      void this.request("unfollow", { room: tracker.room }).catch(() => undefined);
+    } else if (tracker) {
+      this.leftRoom = tracker.room;
+    }
     this.tracker = null;
     this.opts.persist.room = null;
   }

@@ -37,6 +37,8 @@ export interface SavedMatch {
   opponent: string | null;
   /** The opponent's AI level, when an AI plays them. */
   opponentAi: string | null;
+  /** The id of the opponent's default name (null: a chosen name; absent: kept before). */
+  opponentNameId?: string | null;
   /** When this browser first saw the match (ms since the epoch). */
   since: number;
 }
@@ -48,6 +50,8 @@ export interface PlayedHand {
   hand: number;
   players: (string | null)[];
   ai: (string | null)[];
+  /** The ids of default names (absent in hands kept before the server sent them). */
+  nameIds?: (string | null)[];
   kind: string;
   winner: number | null;
   points: number;
@@ -145,7 +149,7 @@ export class Persist {
   keepMatch(match: SavedMatch): void {
     const matches = this.matches;
     const known = matches.find((item) => item.room === match.room);
-    if (known && known.opponent === match.opponent && known.opponentAi === match.opponentAi) return;
+    if (known && known.opponent === match.opponent && known.opponentAi === match.opponentAi && known.opponentNameId === match.opponentNameId) return;
     const since = known?.since ?? match.since;
     this.matches = [...matches.filter((item) => item.room !== match.room), { ...match, since }];
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { setLang } from "../src/i18n";
-import { aiName, displayName, isDefaultName } from "../src/names";
+import { aiName, displayName, isDefaultName, keptName, nameFromParts, seatName } from "../src/names";
 import { parseRoute, routePath } from "../src/routes";
 import { Persist, type KeyValue } from "../src/storage";
 
@@ -34,6 +34,35 @@ describe("names the server makes", () => {
     expect(displayName("AI (best)")).toBe("AI (best)");
     expect(isDefaultName("Player y_cVv")).toBe(true);
     expect(isDefaultName("Players y_cVv")).toBe(false);
+    setLang("en");
+  });
+});
+
+describe("names from the parts the server sends", () => {
+  it("draws a default name from its id and an AI seat from its level, with no English left", () => {
+    setLang("ru");
+    expect(nameFromParts({ name: "Player y_cVv", name_id: "y_cVv", ai: null })).toBe("Игрок y_cVv");
+    expect(nameFromParts({ name: "AI (hard)", name_id: null, ai: "hard" })).toBe("ИИ · Сложный");
+    setLang("ar");
+    expect(seatName({ name: "Player BNdCU", name_id: "BNdCU", ai: null })).toBe("اللاعب BNdCU");
+    setLang("en");
+  });
+
+  it("shows a chosen name as given, even one shaped like a server's", () => {
+    setLang("tr");
+    // the server said it is chosen: the shape does not make it a default name
+    expect(nameFromParts({ name: "Player zzzzz", name_id: null, ai: null })).toBe("Player zzzzz");
+    expect(isDefaultName("Player zzzzz", null)).toBe(false);
+    expect(isDefaultName("Zoë", "abcde")).toBe(true);
+    setLang("en");
+  });
+
+  it("falls back to the shape for records kept before the parts", () => {
+    setLang("ka");
+    expect(seatName(undefined, "Player y_cVv")).toBe("მოთამაშე y_cVv");
+    expect(seatName({ name: "AI (easy)", ai: null }, null)).toBe(aiName("easy"));
+    expect(keptName("Player y_cVv", null, undefined)).toBe("მოთამაშე y_cVv");
+    expect(keptName("Player y_cVv", null, null)).toBe("Player y_cVv");
     setLang("en");
   });
 });

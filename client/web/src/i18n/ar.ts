@@ -311,4 +311,12 @@ export const ar: Dictionary = {
   "title.yourTurn": "● دورك — {title}",
   "notify.title": "دورك",
   "notify.body": "لعب {name}: حان دورك في جين رمي.",
+  // live now, watchers, the stand-in option at the table
+  "live.title": "مباشر الآن",
+  "live.none": "لا توجد مباراة عامة تُلعب الآن.",
+  "live.watch": "شاهِد",
+  "live.line": "اليد {hand} · {a} {x} – {y} {b} · حتى {target}",
+  "live.watchers": "المشاهدون: {count}",
+  "options.standInOn": "ذكاء اصطناعي ({level}) يلعب عن من يغادر",
+  "options.standInOff": "لا يلعب ذكاء اصطناعي عن من يغادر",
 };

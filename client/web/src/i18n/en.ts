@@ -310,6 +310,14 @@ export const en = {
   "title.yourTurn": "● Your turn — {title}",
   "notify.title": "Your turn",
   "notify.body": "{name} has played: it is your move in Gin Rummy.",
+  // live now, watchers, the stand-in option at the table
+  "live.title": "Live now",
+  "live.none": "No public match is being played right now.",
+  "live.watch": "Watch",
+  "live.line": "Hand {hand} · {a} {x} – {y} {b} · to {target}",
+  "live.watchers": "Watching: {count}",
+  "options.standInOn": "An AI ({level}) plays for a person who leaves",
+  "options.standInOff": "No AI plays for a person who leaves",
 };
 
 export type MessageKey = keyof typeof en;

@@ -311,4 +311,12 @@ export const ka: Dictionary = {
   "title.yourTurn": "● თქვენი სვლაა — {title}",
   "notify.title": "თქვენი სვლაა",
   "notify.body": "{name}-მა ითამაშა: თქვენი სვლაა ჯინ-რამიში.",
+  // live now, watchers, the stand-in option at the table
+  "live.title": "ახლა პირდაპირ",
+  "live.none": "ახლა საჯარო პარტია არ თამაშდება.",
+  "live.watch": "ყურება",
+  "live.line": "დარიგება {hand} · {a} {x} – {y} {b} · {target} ქულამდე",
+  "live.watchers": "მაყურებლები: {count}",
+  "options.standInOn": "წასული მოთამაშის ნაცვლად თამაშობს ხელოვნური ინტელექტი ({level})",
+  "options.standInOff": "წასული მოთამაშის ნაცვლად ხელოვნური ინტელექტი არ თამაშობს",
 };

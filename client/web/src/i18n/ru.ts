@@ -310,4 +310,12 @@ export const ru: Dictionary = {
   "title.yourTurn": "● Ваш ход — {title}",
   "notify.title": "Ваш ход",
   "notify.body": "{name} сделал ход: теперь ваш ход в джин-рамми.",
+  // live now, watchers, the stand-in option at the table
+  "live.title": "Сейчас в игре",
+  "live.none": "Сейчас не играется ни одной открытой партии.",
+  "live.watch": "Смотреть",
+  "live.line": "Раздача {hand} · {a} {x} – {y} {b} · до {target}",
+  "live.watchers": "Зрителей: {count}",
+  "options.standInOn": "ИИ ({level}) играет за ушедшего игрока",
+  "options.standInOff": "ИИ не играет за ушедшего игрока",
 };

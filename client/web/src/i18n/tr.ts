@@ -311,4 +311,12 @@ export const tr: Dictionary = {
   "title.yourTurn": "● Sıra sende — {title}",
   "notify.title": "Sıra sende",
   "notify.body": "{name} oynadı: Gin Rami'de sıra sende.",
+  // live now, watchers, the stand-in option at the table
+  "live.title": "Şu an canlı",
+  "live.none": "Şu anda oynanan herkese açık maç yok.",
+  "live.watch": "İzle",
+  "live.line": "{hand}. el · {a} {x} – {y} {b} · {target} puana kadar",
+  "live.watchers": "İzleyen: {count}",
+  "options.standInOn": "Çıkan oyuncunun yerine yapay zekâ ({level}) oynar",
+  "options.standInOff": "Çıkan oyuncunun yerine yapay zekâ oynamaz",
 };

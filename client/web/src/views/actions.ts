@@ -3,7 +3,7 @@
 
 import type { HandLayout } from "../hand-layout";
 import type { Lang } from "../i18n";
-import type { Action, HandOver, LobbyHand, RoomView } from "../protocol";
+import type { Action, HandOver, LiveRoom, LobbyHand, RoomView } from "../protocol";
 import type { Route } from "../routes";
 import type { ConnStatus, Session } from "../session";
 import type { PlayedHand, SavedMatch, Stats } from "../storage";
@@ -38,13 +38,15 @@ export interface AppActions {
   // --- what a view reads
   readonly route: Route;
   readonly status: ConnStatus;
-  readonly session: Pick<Session, "name" | "tracker" | "unfollow">;
+  readonly session: Pick<Session, "name" | "nameId" | "tracker" | "unfollow">;
   /** The followed room's view when the page shows that room, else null. */
   readonly view: RoomView | null;
   readonly pick: PickMode;
   readonly busy: boolean;
   readonly queued: boolean;
   readonly lobbyHands: readonly LobbyHand[] | null;
+  /** The lobby's "Live now" (null until read). */
+  readonly liveRooms: readonly LiveRoom[] | null;
   readonly stats: Stats | null;
   readonly pendingResult: HandOver | null;
   readonly motion: Motion | null;

@@ -4,11 +4,12 @@
 
 import { h } from "../dom";
 import { getLang, t, type MessageKey } from "../i18n";
-import { displayName, isDefaultName } from "../names";
+import { displayName, isDefaultName, keptName, seatName } from "../names";
 import type { LobbyHand } from "../protocol";
 import type { PlayedHand } from "../storage";
 import type { AppActions, RoomOptions } from "./actions";
 import { bdi, say } from "./common";
+import { renderLiveNow } from "./live";
 
 export function handId(hand: LobbyHand): string | null {
   if (typeof hand.id === "string") return hand.id;
@@ -22,9 +23,14 @@ function resultLine(hand: LobbyHand): string {
   const winner = hand.winner ?? hand.result?.winner;
   const points = hand.points ?? hand.result?.points;
   if (!kind) return "";
-  const name = typeof winner === "number" ? `\u2068${displayName(hand.players?.[winner])}\u2069` : "";
+  const name = typeof winner === "number" ? `\u2068${handPlayer(hand, winner)}\u2069` : "";
   if (kind === "dead") return t("result.dead");
   return t(`result.${kind}` as MessageKey, { name, points: points ?? 0 });
+}
+
+/** A listed hand's player in the page's language, from the name's parts when the record has them. */
+function handPlayer(hand: LobbyHand, seat: number): string {
+  return seatName(hand.seats?.[seat], hand.players?.[seat] ?? null);
 }
 
 function when(ms: number): string {
@@ -123,7 +129,7 @@ function renderMyMatches(app: AppActions): HTMLElement | null {
         h(
           "li",
           { "data-room": match.room },
-          h("span", { class: "who" }, say("lobby.versus", { name: bdi(displayName(match.opponent, match.opponentAi)) })),
+          h("span", { class: "who" }, say("lobby.versus", { name: bdi(keptName(match.opponent, match.opponentAi, match.opponentNameId)) })),
           h("span", { class: "what" }, t(`lobby.mode.${match.mode}` as MessageKey), " · ", when(match.since)),
           h(
             "button",
@@ -151,7 +157,7 @@ function renderMyHands(app: AppActions): HTMLElement | null {
       { class: "my-hands", "data-testid": "my-hands" },
       rooms.map(([room, played]) => {
         const first = played[0];
-        const players = first.players.map((name, seat) => displayName(name, first.ai[seat] ?? null));
+        const players = first.players.map((name, seat) => keptName(name, first.ai[seat] ?? null, first.nameIds?.[seat]));
         return h(
           "li",
           { "data-room": room },
@@ -171,7 +177,7 @@ function renderMyHands(app: AppActions): HTMLElement | null {
               h(
                 "li",
                 null,
-                h("span", null, t("table.handNo", { n: hand.hand }), " · ", resultLine({ kind: hand.kind, winner: hand.winner, points: hand.points, players: players })),
+                h("span", null, t("table.handNo", { n: hand.hand }), " · ", resultLine({ kind: hand.kind, winner: hand.winner, points: hand.points, players, seats: players.map((name) => ({ name, name_id: null, ai: null })) })),
                 " ",
                 replayLink(app, hand.id, t("lobby.replay")),
               ),
@@ -187,8 +193,9 @@ export function renderLobby(app: AppActions, options: RoomOptions): HTMLElement 
   const tracker = app.session.tracker;
   // the list of matches in play offers each one; the button is for a match not listed yet
   const inMatch = tracker && tracker.view?.status !== "finished" && !app.matches.some((match) => match.room === tracker.room);
-  const name = displayName(app.session.name);
-  const chosen = app.session.name !== null && !isDefaultName(app.session.name);
+  const nameId = app.session.nameId;
+  const name = typeof nameId === "string" ? t("player.default", { id: nameId }) : displayName(app.session.name);
+  const chosen = app.session.name !== null && !isDefaultName(app.session.name, nameId);
   const nameInput = h("input", {
     id: "player-name",
     "data-key": "player-name",
@@ -285,12 +292,11 @@ export function renderLobby(app: AppActions, options: RoomOptions): HTMLElement 
             { class: "recent", "data-testid": "recent-hands" },
             hands.slice(0, 12).map((hand) => {
               const id = handId(hand);
-              const players = hand.players ?? [];
               const number = hand.hand ?? hand.result?.hand;
               return h(
                 "li",
                 null,
-                h("span", { class: "who" }, say("lobby.handLine", { a: bdi(displayName(players[0])), b: bdi(displayName(players[1])) })),
+                h("span", { class: "who" }, say("lobby.handLine", { a: bdi(handPlayer(hand, 0)), b: bdi(handPlayer(hand, 1)) })),
                 h(
                   "span",
                   { class: "what" },
@@ -372,6 +378,7 @@ export function renderLobby(app: AppActions, options: RoomOptions): HTMLElement 
     aiSection,
     friendSection,
     quickSection,
+    renderLiveNow(app),
     renderMyHands(app),
     recentSection,
     statsSection,

@@ -7,7 +7,7 @@ import { h } from "../dom";
 import { direction, getLang, t, type MessageKey } from "../i18n";
 import { buildFrames, type Frame, type HandRecord } from "../replay-model";
 import type { AppActions } from "./actions";
-import { displayName } from "../names";
+import { seatName } from "../names";
 import { bdi, cardBack, cardGroup, cardView, say } from "./common";
 import { resultHand, resultHeadline } from "./result";
 
@@ -175,7 +175,9 @@ export function renderReplay(app: AppActions, replay: ReplayController): HTMLEle
     return h("section", { class: "panel" }, h("h1", { tabindex: "-1" }, t("replay.loading")));
   }
   const record = replay.record;
-  const players = (record.players ?? []).map((name, seat) => (name ? displayName(name) : `${t("player.unknown")} ${seat + 1}`));
+  const players = (record.players ?? []).map((name, seat) =>
+    name || record.seats?.[seat] ? seatName(record.seats?.[seat], name) : `${t("player.unknown")} ${seat + 1}`,
+  );
   const frame = replay.frames[replay.index];
   const last = replay.frames.length - 1;
   // arrows point the way the page reads: mirrored right to left

@@ -1,4 +1,5 @@
-// The match at a glance beside the table: the room's options (target, bonuses, turn clock)
+// The match at a glance beside the table: the room's options (target, bonuses, turn clock,
+// the AI stand-in for a person who leaves)
 // and the score sheet, one line a finished hand (how it ended, the points, the running
 // totals), each line opening that hand's replay.
 
@@ -24,7 +25,13 @@ export function renderRoomRules(view: RoomView, game: GameView): HTMLElement {
     bonuses.length ? t("options.bonuses", { list: bonuses.join(", ") }) : t("options.noBonuses"),
     " · ",
     clock,
+    view.stand_in_level === undefined ? null : h("span", { "data-testid": "room-stand-in" }, " · ", standIn(view.stand_in_level)),
   );
+}
+
+function standIn(level: string | null): string {
+  if (!level) return t("options.standInOff");
+  return t("options.standInOn", { level: t(`level.${level}` as MessageKey) });
 }
 
 export function renderScoreSheet(app: AppActions, view: RoomView, game: GameView): HTMLElement | null {

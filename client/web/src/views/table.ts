@@ -267,6 +267,7 @@ export function renderTable(app: AppActions): HTMLElement {
     h("span", { class: "owners", "aria-hidden": "true" }, owner(me), " – ", owner(other)),
     " · ",
     h("span", { class: "target" }, t("table.target", { target })),
+    view.watchers ? h("span", { class: "watchers", "data-testid": "watchers" }, " · ", t("live.watchers", { count: view.watchers })) : null,
     view.turn_deadline && PLAYING.has(game.phase) && !finished && game.turn !== null
       ? h(
           "span",
