@@ -11,7 +11,7 @@ from server.store import Store
 from tests.e2e.helpers import action_matches, truth
 
 
-def next_move(sessions: tuple[Session, Session], room: str) -> tuple[int, m.ClientMessage]:
+def next_move(sessions: tuple[Session, Session], room: str) -> tuple[int, m.Act]:
     """The seat whose turn it is and its first legal action, as one ``act`` request with
     its own id (the same message may be sent again: same id, same ``seq``)."""
     for seat, session in enumerate(sessions):
@@ -19,15 +19,15 @@ def next_move(sessions: tuple[Session, Session], room: str) -> tuple[int, m.Clie
         assert view is not None and view["game"] is not None
         legal = view["game"]["legal_actions"]
         if legal:
-            state = session.room(room)
-            return seat, session.message("act", room=room, seq=state.seq, action=legal[0])
+            act = session.message("act", room=room, seq=session.room(room).seq, action=legal[0])
+            assert isinstance(act, m.Act)
+            return seat, act
     raise AssertionError("nobody may act")
 
 
-async def assert_applied_once(store: Store, room: str, seat: int, act: m.ClientMessage) -> None:
+async def assert_applied_once(store: Store, room: str, seat: int, act: m.Act) -> None:
     """The room's stream holds ``act`` once, as the change right after the number it was
     made on, and nothing after that."""
-    assert isinstance(act, m.Act)
     action: dict[str, Any] = {"kind": act.action.kind, "card": act.action.card}
     changes = await truth(store, room)
     after = [(seq, actor, events) for seq, actor, events in changes if seq > act.seq]

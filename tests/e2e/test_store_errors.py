@@ -24,7 +24,7 @@ def _in_sync(master: RedisServer, replicas: int = 1) -> None:
     """Until the master's writes so far are on ``replicas`` replicas."""
     client = redis.Redis.from_url(master.url)
     try:
-        assert client.execute_command("WAIT", replicas, 10_000) >= replicas
+        assert client.wait(replicas, 10_000) >= replicas
     finally:
         client.close()
 
@@ -32,9 +32,7 @@ def _in_sync(master: RedisServer, replicas: int = 1) -> None:
 async def test_a_commit_no_replica_confirmed_is_not_replicated_and_its_retry_applies_once(
     private_redis: RedisServer, server_factory: ServerFactory
 ) -> None:
-    with RedisServer(
-        extra_args=("--replicaof", "127.0.0.1", str(private_redis.port))
-    ) as replica:
+    with RedisServer(extra_args=("--replicaof", "127.0.0.1", str(private_redis.port))) as replica:
         _in_sync(private_redis)
         server = server_factory(redis=private_redis.url, env=WAIT_ENV)
         a, b, room = await private_match(server.ws_url, server.ws_url)
