@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from bench.load.processes import PYTHON, ROOT, Child, Children, free_port
+from tests.support.redis_cluster import RedisCluster
 
 WORKER_KEY = "bench-worker-key"
 
@@ -67,6 +68,20 @@ def start_redis(work: Path, children: Children | None = None) -> tuple[Child, in
         if "Address already in use" not in tail:
             raise RuntimeError(f"redis-server did not start:\n{tail}")
     raise RuntimeError("no free port for redis-server")
+
+
+#: The cluster's node timeout: a master starved of CPU on a busy machine for a moment must
+#: not be failed over in the middle of a phase (Redis's own default).
+CLUSTER_NODE_TIMEOUT_MS = 15_000
+
+
+def new_cluster(children: Children) -> RedisCluster:
+    """A Redis Cluster of six nodes on free ports, not started yet (``start()``), closed on
+    the run's way out whichever way it goes (``tests.support.redis_cluster``, which the
+    cluster tests use)."""
+    cluster = RedisCluster(node_timeout_ms=CLUSTER_NODE_TIMEOUT_MS)
+    children.on_stop(cluster.close)
+    return cluster
 
 
 def _pythonpath() -> str:
