@@ -147,7 +147,7 @@ def _cpu_per_op(phase: Stats, process: str = "server") -> float:
     return phase.cpu[process] * 10_000 / phase.rate
 
 
-def _cluster_rows(phases: dict[str, Stats]) -> list[list[str]]:
+def _cluster_rows(phases: dict[str, Stats], rate: float) -> list[list[str]]:
     """One Redis, the cluster and the cluster with WAIT 1, side by side, with the targets."""
     if "cluster game saturated" not in phases:
         return []
@@ -182,11 +182,16 @@ def _cluster_rows(phases: dict[str, Stats]) -> list[list[str]]:
             added = p50[1] - p50[0]
             target = (f"cluster <= one Redis + {TARGET_CLUSTER_P50_ADDED_MS:g} ms: {added:+.2f} ms"
                       f" ({_verdict(added <= TARGET_CLUSTER_P50_ADDED_MS)})")  # fmt: skip
-        rate = next((p for p in paced if p), None)
-        at = f" at ~{rate.name.rsplit('~', 1)[-1]}" if rate else ""
+        at = f" at ~{rate:,.0f}/s"
         rows.append(row(f"paced p50 ms{at}", p50, ".2f", target))
         p99 = [p.percentile(99) if p else math.nan for p in paced]
         rows.append(row(f"paced p99 ms{at}", p99, ".2f"))
+        others = [p.cpu.get("others", math.nan) if p else math.nan for p in paced]
+        spread = max(others) - min(others)
+        rows.append(
+            row("other CPU % (the rest of the machine), paced", others, ".0f",
+                f"! {spread:.0f} points apart: the latencies do not compare" if spread > 25 else "")
+        )  # fmt: skip
         if not math.isnan(p50[2]):
             rows.append(
                 [f"{kind}: WAIT 1's cost", "", "", f"{p50[2] - p50[1]:+.2f} ms p50",
@@ -301,7 +306,7 @@ def render(report: Report) -> str:
     if ratio_rows:
         out += format_table(["ratio", "value", "figures", "target"], ratio_rows, {1})
         out.append("")
-    cluster_rows = _cluster_rows(phases)
+    cluster_rows = _cluster_rows(phases, report.rate)
     if cluster_rows:
         headers = ["Redis Cluster", "one Redis", "cluster", "cluster+WAIT", "target"]
         out += format_table(headers, cluster_rows, {1, 2, 3})
