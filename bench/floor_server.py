@@ -1,6 +1,7 @@
 """The floor of a move for ``bench.load``: the game server's own I/O for every move, no game.
 
-Run: ``PYTHONPATH=. .venv/bin/python -m bench.floor_server --port N --redis URL``
+Run: ``PYTHONPATH=. .venv/bin/python -m bench.floor_server --port N --redis URL
+[--cluster] [--wait-replicas N]``
 
 A Starlette app served by uvicorn with the same options as ``python -m server``. Two
 connections share a room (``/ws?room=R&side=0`` and ``side=1``). For every binary frame it
@@ -16,6 +17,14 @@ game server's own parts:
   through the server's frame writer (``SansIOWriter``). The update carries a real seat's view
   of a hand in play, of the mean size of an update frame.
 
+With ``--cluster`` (``URL`` names a node of a Redis Cluster) it does the same on a cluster, as
+the game server does with ``GIN_REDIS_CLUSTER=1``: the commit goes to the master of the room's
+slot on the server's cluster connection (``ClusterConnection``, a pipelined connection per
+master), the script publishes with ``SPUBLISH`` (its last argument) and the copy comes back on
+an ``SSUBSCRIBE`` connection to that master. ``--wait-replicas N`` follows each commit with
+``WAIT N`` on the same connection, as ``GIN_REDIS_WAIT_REPLICAS`` does, and refuses a move
+that fewer replicas confirmed.
+
 What it leaves out is the game: validating the request, the seat and the sequence number,
 applying the move, encoding the room and the views, records and metrics. ``bench.load``
 measures it beside the game server, so that what the game server costs above it is the game's
@@ -26,11 +35,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import os
+from collections.abc import Sequence
 from typing import Any
 
 import msgpack
 import uvicorn
+from redis.exceptions import ResponseError
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
@@ -45,7 +57,9 @@ from server.blobs import RoomBlobs, encode_change
 from server.frames import FrameParts, ack_frame, update_frame
 from server.room import act
 from server.store._base import LUA_DIR, StoreConfig
+from server.store.cluster import Address, ClusterConnection, node_url
 from server.store.direct import DirectConnection
+from server.store.slots import Command
 from server.store.subscriber import FeedSink, Subscriber, open_subscriber
 from server.ws import SansIOWriter, frame_writer
 
@@ -54,6 +68,8 @@ UPDATE_BYTES = 1957
 REQUEST_TTL_MS = 3_600_000
 EVENTS_MAXLEN = 10_000
 ROOM_TTL_MS = 86_400_000
+#: How long a commit waits for its replicas (``GIN_REDIS_WAIT_TIMEOUT_MS``'s default).
+WAIT_TIMEOUT_MS = 20_000
 
 
 def typical_move() -> tuple[bytes, bytes, bytes]:
@@ -76,27 +92,61 @@ def typical_move() -> tuple[bytes, bytes, bytes]:
 class Floor:
     """The rooms of the connections, the Redis connections and the move's parts."""
 
-    def __init__(self, redis_url: str) -> None:
+    def __init__(self, redis_url: str, *, cluster: bool = False, wait_replicas: int = 0) -> None:
         self.redis_url = redis_url
-        self.config = StoreConfig()
-        self.redis = DirectConnection(redis_url, self.config)
+        self.config = StoreConfig(cluster=cluster, wait_replicas=wait_replicas)
+        self.redis: DirectConnection | ClusterConnection = (
+            ClusterConnection(redis_url, self.config)
+            if cluster
+            else DirectConnection(redis_url, self.config)
+        )
+        self.publish = "SPUBLISH" if cluster else "PUBLISH"
+        self.wait: Command | None = (
+            ("WAIT", wait_replicas, WAIT_TIMEOUT_MS) if wait_replicas else None
+        )
         self.view, self.blob, self.change = typical_move()
         self.rooms: dict[str, list[SansIOWriter | None]] = {}
         self.versions: dict[str, int] = {}
-        self.subscriber: Subscriber | None = None
-        self.sha: str | None = None
+        self.script = (LUA_DIR / "commit.lua").read_bytes()
+        self.sha = hashlib.sha1(self.script).hexdigest()
+        #: One subscribed connection: the Redis's, or one per master (sharded pub/sub).
+        self.subscribers: dict[Address | None, Subscriber] = {}
         self._ready = asyncio.Lock()  # binds to the server's loop on first use
 
-    async def ready(self) -> tuple[str, Subscriber]:
-        """The commit script's sha and the subscribed connection, made by the first caller."""
+    async def subscriber_of(self, channel: bytes) -> Subscriber:
+        """The subscribed connection ``channel``'s messages come on, made by the first caller."""
         async with self._ready:
-            if self.sha is None or self.subscriber is None:
-                script_text = (LUA_DIR / "commit.lua").read_text()
-                sha = await self.redis.execute("SCRIPT", "LOAD", script_text)
-                self.sha = sha.decode() if isinstance(sha, bytes) else str(sha)
-                sink = FeedSink(lambda channel, data: None, lambda _: None, lambda _: None)
-                self.subscriber = await open_subscriber(self.redis_url, self.config, sink)
-        return self.sha, self.subscriber
+            sink = FeedSink(lambda channel, data: None, lambda _: None, lambda _: None)
+            redis = self.redis
+            if not isinstance(redis, ClusterConnection):
+                if None not in self.subscribers:
+                    self.subscribers[None] = await open_subscriber(
+                        self.redis_url, self.config, sink
+                    )
+                return self.subscribers[None]
+            if not redis.covered:
+                await redis.refresh()
+            owner = redis.owner(keys.hash_slot(channel))
+            assert owner is not None, "the cluster serves every slot"
+            if owner not in self.subscribers:
+                self.subscribers[owner] = await open_subscriber(
+                    node_url(self.redis_url, owner), self.config, sink, sharded=True
+                )
+            return self.subscribers[owner]
+
+    async def commit(self, room_keys: keys.RoomKeys, args: Sequence[Any]) -> Any:
+        """The commit script (loaded where it is missing), then ``WAIT`` when asked: the
+        script's reply."""
+        call: Command = ("EVALSHA", self.sha, 5, *room_keys, *args, self.publish)
+        commands: tuple[Command, ...] = (call,) if self.wait is None else (call, self.wait)
+        replies = await self.redis.run(commands)
+        if isinstance(replies[0], ResponseError) and str(replies[0]).startswith("NOSCRIPT"):
+            replies = (await self.redis.run((("SCRIPT", "LOAD", self.script), *commands)))[1:]
+        if isinstance(replies[0], ResponseError):
+            raise replies[0]
+        if self.wait is not None and int(replies[1]) < int(self.wait[1]):
+            raise RuntimeError(f"{replies[1]} replicas confirmed the floor's commit in time")
+        return replies[0]
 
     async def serve(self, websocket: WebSocket) -> None:
         await websocket.accept()
@@ -105,13 +155,13 @@ class Floor:
         writer = frame_writer(websocket)
         if writer is None:
             raise RuntimeError("the floor needs uvicorn's sans-I/O websocket protocol")
-        sha, subscriber = await self.ready()
         room_keys = keys.room_keys(room)
         if room not in self.rooms:
             self.rooms[room] = [None, None]
             self.versions[room] = 0
             await self.redis.execute("SET", room_keys.version, 0)
-            subscriber.subscribe(room_keys.channel.encode())
+            channel = room_keys.channel.encode()
+            (await self.subscriber_of(channel)).subscribe(channel)
         self.rooms[room][side] = writer
         writer.write([update_frame(room, 0, [], side, self.view)])  # seated: the client may act
         try:
@@ -121,17 +171,18 @@ class Floor:
                     return
                 frame = message.get("bytes")
                 if frame is not None:
-                    await self.move(room, side, sha, room_keys, msgpack.unpackb(frame))
+                    await self.move(room, side, room_keys, msgpack.unpackb(frame))
         except WebSocketDisconnect:
             return
 
     async def move(
-        self, room: str, side: int, sha: str, room_keys: keys.RoomKeys, request: dict[str, Any]
+        self, room: str, side: int, room_keys: keys.RoomKeys, request: dict[str, Any]
     ) -> None:
-        reply = await self.redis.execute(
-            "EVALSHA", sha, 5, *room_keys, self.versions[room], self.blob, self.change,
-            f"{side}:{request['id']}", REQUEST_TTL_MS, EVENTS_MAXLEN, ROOM_TTL_MS,
+        args = (
+            self.versions[room], self.blob, self.change, f"{side}:{request['id']}",
+            REQUEST_TTL_MS, EVENTS_MAXLEN, ROOM_TTL_MS,
         )  # fmt: skip
+        reply = await self.commit(room_keys, args)
         status, seq = reply
         if status != b"ok":
             raise RuntimeError(f"the floor's commit was refused: {reply!r}")
@@ -149,8 +200,8 @@ async def healthz(request: Request) -> Response:
     return PlainTextResponse("ok")
 
 
-def create_app(redis_url: str) -> Starlette:
-    floor = Floor(redis_url)
+def create_app(redis_url: str, *, cluster: bool = False, wait_replicas: int = 0) -> Starlette:
+    floor = Floor(redis_url, cluster=cluster, wait_replicas=wait_replicas)
     return Starlette(routes=[Route("/healthz", healthz), WebSocketRoute("/ws", floor.serve)])
 
 
@@ -159,8 +210,18 @@ def main() -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=int(os.environ.get("GIN_PORT", "8002")))
     parser.add_argument("--redis", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379"))
+    parser.add_argument(
+        "--cluster", action="store_true", help="--redis names a node of a Redis Cluster"
+    )
+    parser.add_argument(
+        "--wait-replicas",
+        type=int,
+        default=0,
+        metavar="N",
+        help="each commit waits (WAIT) for N replicas (default 0: no wait)",
+    )
     args = parser.parse_args()
-    app = create_app(args.redis)
+    app = create_app(args.redis, cluster=args.cluster, wait_replicas=args.wait_replicas)
     uvicorn.run(app, host=args.host, port=args.port, lifespan="off", **UVICORN_OPTIONS)
 
 

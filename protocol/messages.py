@@ -158,6 +158,8 @@ class ErrorCode(StrEnum):
     TOO_MANY_PLAYERS = "too_many_players"
     TOO_MANY_LOOKUPS = "too_many_lookups"
     TOO_MANY_PHRASES = "too_many_phrases"
+    NOT_REPLICATED = "not_replicated"
+    STORE_UNAVAILABLE = "store_unavailable"
     INTERNAL = "internal"
 
 

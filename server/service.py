@@ -32,11 +32,14 @@ from server.live import LiveRooms
 from server.periodic import Upkeep
 from server.requests import Reply, RequestFailed
 from server.settings import Settings
-from server.store import Store
+from server.store import ReplicationTimeout, Store, store_unavailable
 
 log = logging.getLogger(__name__)
 
 Handler = Callable[[Connection, Any], Awaitable[Reply]]
+
+#: ``detail.retry_ms`` of the store's retryable errors: when to send the same request again.
+STORE_RETRY_MS = 1000
 
 
 class Service:
@@ -96,7 +99,28 @@ class Service:
         except RequestFailed as failure:
             conn.error(request_id, failure.code, failure.message, failure.detail)
             return
-        except Exception:
+        except ReplicationTimeout as error:
+            # The change is on its master, not yet on enough replicas: a failover now may
+            # lose it. The same request again is answered as if it were the first.
+            log.warning("request not replicated", extra={"type": message.t, "error": str(error)})
+            conn.error(
+                request_id,
+                ErrorCode.NOT_REPLICATED,
+                "the change was made but no replica confirmed it in time; send the same"
+                " request again",
+                {"retry_ms": STORE_RETRY_MS},
+            )
+            return
+        except Exception as error:
+            if store_unavailable(error):
+                log.warning("store unavailable", extra={"type": message.t, "error": str(error)})
+                conn.error(
+                    request_id,
+                    ErrorCode.STORE_UNAVAILABLE,
+                    "the game store cannot be reached just now; send the same request again",
+                    {"retry_ms": STORE_RETRY_MS},
+                )
+                return
             log.exception("request failed", extra={"type": message.t})
             conn.error(request_id, ErrorCode.INTERNAL, "internal error; nothing was changed")
             return

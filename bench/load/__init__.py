@@ -1,7 +1,8 @@
 """Load benchmark of one game server process, beside a bare websocket echo server and the floor
 of a move (the game server's own I/O of a move, no game).
 
-Run: ``PYTHONPATH=. .venv/bin/python -m bench.load [--rooms N] [--seconds S] [--idle N]``
+Run: ``PYTHONPATH=. .venv/bin/python -m bench.load [--rooms N] [--seconds S] [--idle N]
+[--redis-cluster]``
 
 It starts, all on loopback and all of its own (stopped on exit, on ctrl-c, and by the kernel if
 the bench itself dies):
@@ -40,6 +41,15 @@ was answered inside the window, latencies the requests sent inside it):
    holding the update of its move, as for the game.
 7. idle: a fresh game server process; ``--idle`` connections that only say ``hello``. Server RSS
    growth per connection and in total.
+8. with ``--redis-cluster`` only: a Redis Cluster of the bench's own (six ``redis-server
+   --cluster-enabled yes`` on free ports, three masters with a replica each, made by
+   ``tests.support.redis_cluster``, the cluster tests' own code), then the game (saturated,
+   then paced at the rate of phase 2) on a game server with ``GIN_REDIS_CLUSTER=1`` and the
+   floor on the cluster (``bench.floor_server --cluster``: the cluster connection, ``SPUBLISH``
+   and ``SSUBSCRIBE``); then both again with each commit waiting for one replica
+   (``GIN_REDIS_WAIT_REPLICAS=1``, ``--wait-replicas 1``). The Redis CPU of these phases is
+   the three masters' together, the replicas' apart; a table puts them beside phases 1-2 and
+   5-6 with the issue's targets (``targets.py``) and the cost of ``WAIT``.
 
 Memory per connection is the server's RSS (``/proc/PID/status``) after opening the
 connections (and, for the game, seating them in rooms) minus before, divided by the number of

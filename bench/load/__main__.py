@@ -83,6 +83,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         " instruments or patches it, found through PYTHONPATH)",
     )
     parser.add_argument(
+        "--redis-cluster",
+        action="store_true",
+        help="also run the game and the floor on a Redis Cluster of six redis-servers of the"
+        " bench's own (3 masters, 3 replicas; needs redis-cli), at the single node's paced"
+        " rate: once with GIN_REDIS_CLUSTER=1, once more with GIN_REDIS_WAIT_REPLICAS=1; prints"
+        " server and Redis CPU per move (masters and replicas apart), paced p50/p99 and"
+        " saturated moves/s beside the single node's, the cost of WAIT, and the targets",
+    )
+    parser.add_argument(
         "--seed", type=int, default=None, help="random seed of the clients' choices"
     )
     args = parser.parse_args(argv)
@@ -121,6 +130,10 @@ def main(argv: list[str] | None = None) -> int:
     budget = 120 + 4 * (args.warmup + args.seconds) * 3 + args.rooms * 0.05 + args.idle * 0.01
     if args.rate is None:
         budget += 4 * args.rooms / 10  # paced warm-ups scale with the think time
+    if args.redis_cluster:  # two passes of the game and the floor, each saturated and paced
+        budget += 120 + 2 * 4 * (args.warmup + args.seconds) * 3 + args.rooms * 0.1
+        if args.rate is None:
+            budget += 2 * 2 * args.rooms / 10
     work = Path(tempfile.mkdtemp(prefix="gin-bench-"))
     children = Children()
 

@@ -21,8 +21,15 @@ from bench.load.pair_clients import FloorPair, PairLoad
 from bench.load.processes import Child, Children
 from bench.load.profiles import start_py_spy, summarize_cprofile, summarize_py_spy
 from bench.load.report import Memory, Report
-from bench.load.servers import start_echo_server, start_floor_server, start_game_server, start_redis
-from bench.load.stats import Stats, measure
+from bench.load.servers import (
+    cluster_env,
+    new_cluster,
+    start_echo_server,
+    start_floor_server,
+    start_game_server,
+    start_redis,
+)
+from bench.load.stats import Processes, Stats, measure
 from bench.load.websocket import WSClient, bounded, close_all, open_ws
 
 
@@ -38,10 +45,19 @@ async def settle(child: Child, seconds: float = 1.0) -> int:
 
 
 async def run_game(
-    report: Report, server: Child, port: int, redis: Child, py_spy: Path | None
+    report: Report,
+    server: Child,
+    port: int,
+    processes: Processes,
+    py_spy: Path | None,
+    *,
+    label: str = "game",
 ) -> None:
+    """The saturated phase, then the paced one: at the rate asked for, or a share of the
+    saturated rate for the first game (``label`` "game"; the cluster's passes keep its rate)."""
     args = report.args
     rooms = args.rooms
+    first_game = label == "game"
     load = GameLoad(port)
     first = _warmup_count(rooms)
     await load.open(first)
@@ -51,38 +67,44 @@ async def run_game(
     setup = time.perf_counter() - started
     after = await settle(server)
     gc.freeze()
-    report.memory.append(
-        Memory("game server", 2 * (rooms - first), before, after,
-               f"seated in {rooms - first} rooms, opened in {setup:.1f} s")
-    )  # fmt: skip
-    processes: dict[str, int | str] = {"server": server.pid, "redis": redis.pid, "client": "self"}
+    if first_game:
+        report.memory.append(
+            Memory("game server", 2 * (rooms - first), before, after,
+                   f"seated in {rooms - first} rooms, opened in {setup:.1f} s")
+        )  # fmt: skip
 
-    saturated = Stats(f"game, saturated ({rooms} rooms)", "game saturated")
+    saturated = Stats(f"{label}, saturated ({rooms} rooms)", f"{label} saturated")
     load.go(saturated, 0.0)
     spy = None
     if py_spy is not None:
         spy = start_py_spy(server.pid, py_spy, args.warmup + args.seconds)
     await measure(saturated, args.warmup, args.seconds, processes)
     report.phases.append(saturated)
-    report.stalled = load.stalled(saturated.started)
+    stalled = load.stalled(saturated.started)
+    if first_game:
+        report.stalled = stalled
+    elif stalled:
+        report.notes.append(f"{label}: {stalled} tables with no update in the saturated window")
     if spy is not None and py_spy is not None:
         with contextlib.suppress(subprocess.TimeoutExpired):
             spy.wait(30)
         report.profile = summarize_py_spy(py_spy)
 
-    rate = args.rate or max(1.0, saturated.rate * args.load_factor)
-    report.rate = rate
-    paced = Stats(f"game, paced ~{rate:,.0f}/s", "game paced")
+    if first_game:
+        report.rate = args.rate or max(1.0, saturated.rate * args.load_factor)
+    rate = report.rate
+    paced = Stats(f"{label}, paced ~{rate:,.0f}/s", f"{label} paced")
     load.go(paced, rooms / rate)
     await measure(paced, max(args.warmup, 2 * rooms / rate), args.seconds, processes)
     report.phases.append(paced)
     load.stop()
     await asyncio.sleep(0.5)
-    report.unanswered = load.unanswered(5.0)
-    report.matches = load.matches
-    report.memory.append(
-        Memory("game server after play", 2 * rooms, before, server.rss(), "same connections")
-    )
+    report.unanswered += load.unanswered(5.0)
+    report.matches += load.matches
+    if first_game:
+        report.memory.append(
+            Memory("game server after play", 2 * rooms, before, server.rss(), "same connections")
+        )
     await load.close()
 
 
@@ -96,22 +118,19 @@ async def run_echo(report: Report, echo: Child, port: int) -> None:
     await load.open(pairs - first)
     after = await settle(echo)
     report.memory.append(Memory("echo server", 2 * (pairs - first), before, after, "no state"))
-    processes: dict[str, int | str] = {"server": echo.pid, "client": "self"}
+    processes: Processes = {"server": echo.pid, "client": "self"}
     await run_pairs(report, load, "echo", processes)
     await load.close()
 
 
-async def run_floor(report: Report, floor: Child, port: int, redis: Child) -> None:
+async def run_floor(report: Report, port: int, processes: Processes, label: str = "floor") -> None:
     load = PairLoad(port, FloorPair)
     await load.open(report.args.rooms)
-    processes: dict[str, int | str] = {"server": floor.pid, "redis": redis.pid, "client": "self"}
-    await run_pairs(report, load, "floor", processes)
+    await run_pairs(report, load, label, processes)
     await load.close()
 
 
-async def run_pairs(
-    report: Report, load: PairLoad, name: str, processes: dict[str, int | str]
-) -> None:
+async def run_pairs(report: Report, load: PairLoad, name: str, processes: Processes) -> None:
     """The saturated phase, then the paced one at the game's paced rate."""
     args = report.args
     pairs = len(load.pairs)
@@ -184,7 +203,8 @@ async def run(args: argparse.Namespace, work: Path, children: Children) -> Repor
         "server", redis_url, work, args.server_module, args.cprofile, children
     )
     print(f"  game server pid {server.pid} on port {port}: {args.rooms} rooms ...", flush=True)
-    await run_game(report, server, port, redis, args.py_spy)
+    processes: Processes = {"server": server.pid, "redis": redis.pid, "client": "self"}
+    await run_game(report, server, port, processes, args.py_spy)
     server.stop(30)
     if args.cprofile is not None:
         report.profile = summarize_cprofile(args.cprofile)
@@ -198,7 +218,8 @@ async def run(args: argparse.Namespace, work: Path, children: Children) -> Repor
     print(
         f"  floor server pid {floor.pid} on port {floor_port}: {args.rooms} pairs ...", flush=True
     )
-    await run_floor(report, floor, floor_port, redis)
+    processes = {"server": floor.pid, "redis": redis.pid, "client": "self"}
+    await run_floor(report, floor_port, processes)
     floor.stop()
 
     if args.idle > 0:
@@ -213,4 +234,44 @@ async def run(args: argparse.Namespace, work: Path, children: Children) -> Repor
         await run_idle(report, idle_server, idle_port)
         idle_server.stop()
     redis.stop()
+    if args.redis_cluster:
+        await run_cluster(report, work, children)
     return report
+
+
+async def run_cluster(report: Report, work: Path, children: Children) -> None:
+    """The game and the floor again on a Redis Cluster of six nodes (three masters, a
+    replica each), at the single node's paced rate: once as it is, once with each commit
+    waiting for one replica (``WAIT 1``)."""
+    args = report.args
+    cluster = new_cluster(children)
+    await asyncio.to_thread(cluster.start)
+    masters = tuple(node.server.pid or 0 for node in cluster.masters())
+    replicas = tuple(
+        node.server.pid or 0 for node in cluster.nodes_running() if node.role() == "slave"
+    )
+    ports = ", ".join(str(node.port) for node in cluster.nodes)
+    print(f"  redis cluster: masters pids {masters}, replicas {replicas}; ports {ports}",
+          flush=True)  # fmt: skip
+    for wait, label in ((0, "cluster"), (1, "cluster+WAIT")):
+        await asyncio.to_thread(cluster.flushall)
+        server, port = await start_game_server(
+            f"server-{label}", cluster.url, work, args.server_module, children=children,
+            extra_env=cluster_env(wait),
+        )  # fmt: skip
+        print(f"  game server pid {server.pid} on port {port}, {label}: {args.rooms} rooms ...",
+              flush=True)  # fmt: skip
+        processes: Processes = {
+            "server": server.pid, "redis": masters, "replicas": replicas, "client": "self",
+        }  # fmt: skip
+        await run_game(report, server, port, processes, None, label=f"{label} game")
+        server.stop(30)
+        floor, floor_port = await start_floor_server(
+            work, cluster.url, children, cluster=True, wait_replicas=wait, name=f"floor-{label}"
+        )
+        print(f"  floor server pid {floor.pid} on port {floor_port}, {label}: {args.rooms} pairs"
+              " ...", flush=True)  # fmt: skip
+        processes = {**processes, "server": floor.pid}
+        await run_floor(report, floor_port, processes, f"{label} floor")
+        floor.stop()
+    await asyncio.to_thread(cluster.close)

@@ -9,7 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -99,6 +99,11 @@ class Children:
 
     def __init__(self) -> None:
         self._running: list[Child] = []
+        self._cleanups: list[Callable[[], None]] = []
+
+    def on_stop(self, cleanup: Callable[[], None]) -> None:
+        """Also run ``cleanup`` on the way out (processes started by other code: a cluster)."""
+        self._cleanups.append(cleanup)
 
     def add(self, child: Child) -> None:
         self._running.append(child)
@@ -114,6 +119,9 @@ class Children:
         for child in reversed(list(self._running)):
             with contextlib.suppress(Exception):
                 child.stop()
+        for cleanup in reversed(self._cleanups):
+            with contextlib.suppress(Exception):
+                cleanup()
 
 
 def rss_of(pid: int) -> int:

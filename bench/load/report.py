@@ -7,9 +7,12 @@ import math
 import os
 import sys
 from dataclasses import dataclass, field
+from functools import partial
 
 from bench.load.stats import Stats
 from bench.load.targets import (
+    TARGET_CLUSTER_CPU_RATIO,
+    TARGET_CLUSTER_P50_ADDED_MS,
     TARGET_CPU_RATIO,
     TARGET_IDLE_BYTES,
     TARGET_IDLE_CONNECTIONS,
@@ -90,6 +93,7 @@ def _phase_row(phase: Stats) -> list[str]:
         f"{cpu.get('server', 0):.0f}%",
         f"{_cpu_per_op(phase):,.0f} us" if phase.rate else "-",
         f"{cpu['redis']:.0f}%" if "redis" in cpu else "-",
+        f"{cpu['replicas']:.0f}%" if "replicas" in cpu else "-",
         f"{cpu.get('client', 0):.0f}%",
         f"{cpu.get('others', 0):.0f}%",
         errors,
@@ -136,9 +140,81 @@ def _ratio_rows(phases: dict[str, Stats]) -> list[list[str]]:
     return rows
 
 
-def _cpu_per_op(phase: Stats) -> float:
-    """The server's CPU time per done operation, in microseconds."""
-    return phase.cpu.get("server", 0) * 10_000 / phase.rate if phase.rate else math.nan
+def _cpu_per_op(phase: Stats, process: str = "server") -> float:
+    """A process's CPU time per done operation, in microseconds (nan without it)."""
+    if not phase.rate or process not in phase.cpu:
+        return math.nan
+    return phase.cpu[process] * 10_000 / phase.rate
+
+
+def _cluster_rows(phases: dict[str, Stats], rate: float) -> list[list[str]]:
+    """One Redis, the cluster and the cluster with WAIT 1, side by side, with the targets."""
+    if "cluster game saturated" not in phases:
+        return []
+    rows: list[list[str]] = []
+    passes = ("", "cluster ", "cluster+WAIT ")
+    for kind in ("game", "floor"):
+        saturated = [phases.get(f"{p}{kind} saturated") for p in passes]
+        paced = [phases.get(f"{p}{kind} paced") for p in passes]
+        row = partial(_row, kind)
+
+        cpu = [_cpu_per_op(p) if p else math.nan for p in saturated]
+        target = ""
+        if kind == "game":
+            ratio = cpu[1] / cpu[0]
+            target = (f"cluster <= {TARGET_CLUSTER_CPU_RATIO:g}x one Redis: {ratio:.2f}x"
+                      f" ({_verdict(ratio <= TARGET_CLUSTER_CPU_RATIO)})")  # fmt: skip
+        rows.append(row("server CPU per move, saturated", cpu, "us", target))
+        rows.append(
+            row("Redis CPU per move (masters), saturated",
+                [_cpu_per_op(p, "redis") if p else math.nan for p in saturated], "us")
+        )  # fmt: skip
+        rows.append(
+            row("replicas' CPU per move, saturated",
+                [_cpu_per_op(p, "replicas") if p else math.nan for p in saturated], "us")
+        )  # fmt: skip
+        rows.append(
+            row("moves/s, saturated", [p.rate if p else math.nan for p in saturated], ",.0f")
+        )
+        p50 = [p.percentile(50) if p else math.nan for p in paced]
+        target = ""
+        if kind == "game":
+            added = p50[1] - p50[0]
+            target = (f"cluster <= one Redis + {TARGET_CLUSTER_P50_ADDED_MS:g} ms: {added:+.2f} ms"
+                      f" ({_verdict(added <= TARGET_CLUSTER_P50_ADDED_MS)})")  # fmt: skip
+        at = f" at ~{rate:,.0f}/s"
+        rows.append(row(f"paced p50 ms{at}", p50, ".2f", target))
+        p99 = [p.percentile(99) if p else math.nan for p in paced]
+        rows.append(row(f"paced p99 ms{at}", p99, ".2f"))
+        others = [p.cpu.get("others", math.nan) if p else math.nan for p in paced]
+        spread = max(others) - min(others)
+        rows.append(
+            row("other CPU % (the rest of the machine), paced", others, ".0f",
+                f"! {spread:.0f} points apart: the latencies do not compare" if spread > 25 else "")
+        )  # fmt: skip
+        if not math.isnan(p50[2]):
+            rows.append(
+                [f"{kind}: WAIT 1's cost", "", "", f"{p50[2] - p50[1]:+.2f} ms p50",
+                 f"p99 {p99[2] - p99[1]:+.2f} ms; server CPU/move {cpu[2] - cpu[1]:+,.0f} us;"
+                 f" moves/s saturated x{_ratio(saturated[2], saturated[1])}"]
+            )  # fmt: skip
+    return rows
+
+
+def _row(kind: str, what: str, cells: list[float], unit: str, target: str = "") -> list[str]:
+    """A row of the cluster table: ``unit`` "us" or a format spec of the figures."""
+    shown = [
+        "-" if math.isnan(x) else (f"{x:,.0f} us" if unit == "us" else f"{x:{unit}}") for x in cells
+    ]
+    return [f"{kind}: {what}", *shown, target]
+
+
+def _ratio(a: Stats | None, b: Stats | None) -> str:
+    return f"{a.rate / b.rate:.2f}" if a and b and b.rate else "-"
+
+
+def _verdict(met: bool) -> str:
+    return "met" if met else "NOT met"
 
 
 def _memory_rows(report: Report) -> list[list[str]]:
@@ -180,9 +256,10 @@ def render(report: Report) -> str:
         f" both update frames) takes {report.engine_us:.1f} us, best of 3 in this run",
         "",
     ]
-    headers = ["phase", "done/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "samples", "server CPU",
-               "CPU/op", "redis CPU", "client CPU", "other CPU", "errors"]  # fmt: skip
-    out += format_table(headers, [_phase_row(p) for p in report.phases], set(range(1, 12)))
+    headers = ["phase", "done/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "samples",
+               "server CPU", "CPU/op", "redis CPU", "replica CPU", "client CPU", "other CPU",
+               "errors"]  # fmt: skip
+    out += format_table(headers, [_phase_row(p) for p in report.phases], set(range(1, 13)))
     out.append(
         "  game: done/s = applied actions (acks); latency = act sent -> the update with the new"
         " seq held by BOTH seats"
@@ -196,6 +273,12 @@ def render(report: Report) -> str:
         "  CPU/op = server CPU time per applied action (per echo): 1 s / CPU/op is what one"
         " server process could do with a whole core to itself"
     )
+    if args.redis_cluster:
+        out.append(
+            "  cluster: the same game and floor on a Redis Cluster (3 masters, 3 replicas) at the"
+            " same paced rate; redis CPU = the three masters together, replica CPU = the three"
+            " replicas; cluster+WAIT: each commit waits for one replica (GIN_REDIS_WAIT_REPLICAS=1)"
+        )
     if "game paced" in phases:
         source = "--rate" if args.rate else f"{args.load_factor:.0%} of the saturated rate"
         out.append(
@@ -222,6 +305,15 @@ def render(report: Report) -> str:
     ratio_rows = _ratio_rows(phases)
     if ratio_rows:
         out += format_table(["ratio", "value", "figures", "target"], ratio_rows, {1})
+        out.append("")
+    cluster_rows = _cluster_rows(phases, report.rate)
+    if cluster_rows:
+        headers = ["Redis Cluster", "one Redis", "cluster", "cluster+WAIT", "target"]
+        out += format_table(headers, cluster_rows, {1, 2, 3})
+        out.append(
+            "  per move = CPU time over the saturated window / applied moves; WAIT: each commit"
+            " followed by WAIT 1 on its connection, acknowledged once a replica holds it"
+        )
         out.append("")
     memory_rows = _memory_rows(report)
     if memory_rows:

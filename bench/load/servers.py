@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from bench.load.processes import PYTHON, ROOT, Child, Children, free_port
+from tests.support.redis_cluster import RedisCluster
 
 WORKER_KEY = "bench-worker-key"
 
@@ -69,6 +70,20 @@ def start_redis(work: Path, children: Children | None = None) -> tuple[Child, in
     raise RuntimeError("no free port for redis-server")
 
 
+#: The cluster's node timeout: a master starved of CPU on a busy machine for a moment must
+#: not be failed over in the middle of a phase (Redis's own default).
+CLUSTER_NODE_TIMEOUT_MS = 15_000
+
+
+def new_cluster(children: Children) -> RedisCluster:
+    """A Redis Cluster of six nodes on free ports, not started yet (``start()``), closed on
+    the run's way out whichever way it goes (``tests.support.redis_cluster``, which the
+    cluster tests use)."""
+    cluster = RedisCluster(node_timeout_ms=CLUSTER_NODE_TIMEOUT_MS)
+    children.on_stop(cluster.close)
+    return cluster
+
+
 def _pythonpath() -> str:
     """The project first, then whatever PYTHONPATH the bench was given."""
     extra = os.environ.get("PYTHONPATH", "")
@@ -97,6 +112,11 @@ def server_env(redis_url: str, port: int) -> dict[str, str]:
     return env
 
 
+def cluster_env(wait_replicas: int) -> dict[str, str]:
+    """A game server's settings on a Redis Cluster whose commits wait for that many replicas."""
+    return {"GIN_REDIS_CLUSTER": "1", "GIN_REDIS_WAIT_REPLICAS": str(wait_replicas)}
+
+
 async def start_game_server(
     name: str,
     redis_url: str,
@@ -104,6 +124,7 @@ async def start_game_server(
     module: str = "server",
     cprofile: Path | None = None,
     children: Children | None = None,
+    extra_env: dict[str, str] | None = None,
 ) -> tuple[Child, int]:
     port = free_port()
     if cprofile is not None:
@@ -112,18 +133,27 @@ async def start_game_server(
     else:
         args = [PYTHON, "-m", module]
         stop = signal.SIGTERM
-    child = Child(name, args, work, server_env(redis_url, port), stop, children)
+    env = {**server_env(redis_url, port), **(extra_env or {})}
+    child = Child(name, args, work, env, stop, children)
     await wait_http(port, "/readyz", child)
     return child, port
 
 
 async def start_floor_server(
-    work: Path, redis_url: str, children: Children | None = None
+    work: Path,
+    redis_url: str,
+    children: Children | None = None,
+    *,
+    cluster: bool = False,
+    wait_replicas: int = 0,
+    name: str = "floor",
 ) -> tuple[Child, int]:
     port = free_port()
     env = dict(os.environ, PYTHONPATH=_pythonpath())
     args = [PYTHON, "-m", "bench.floor_server", "--port", str(port), "--redis", redis_url]
-    child = Child("floor", args, work, env, children=children)
+    if cluster:
+        args += ["--cluster", "--wait-replicas", str(wait_replicas)]
+    child = Child(name, args, work, env, children=children)
     await wait_http(port, "/healthz", child)
     return child, port
 

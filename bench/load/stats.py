@@ -46,12 +46,23 @@ class Stats:
         return ordered[index] * 1000
 
 
+#: What a CPU column reads: one process (a pid, or "self"), or the sum of several.
+Processes = dict[str, int | str | tuple[int, ...]]
+
+
+def cpu_of_all(pids: int | str | tuple[int, ...]) -> float:
+    """User + system CPU seconds of a process, or of several together."""
+    if isinstance(pids, tuple):
+        return sum(cpu_of(pid) for pid in pids)
+    return cpu_of(pids)
+
+
 class CpuWatch:
     """CPU seconds of the processes of interest over a window."""
 
-    def __init__(self, processes: dict[str, int | str]) -> None:
+    def __init__(self, processes: Processes) -> None:
         self.processes = processes
-        self.start = {name: cpu_of(pid) for name, pid in processes.items()}
+        self.start = {name: cpu_of_all(pid) for name, pid in processes.items()}
         self.machine = machine_busy()
         self.t0 = time.perf_counter()
 
@@ -59,7 +70,7 @@ class CpuWatch:
         """Per process, and ``others``: the rest of the machine (other users' work)."""
         wall = time.perf_counter() - self.t0
         shares = {
-            name: (cpu_of(pid) - self.start[name]) / wall * 100
+            name: (cpu_of_all(pid) - self.start[name]) / wall * 100
             for name, pid in self.processes.items()
         }
         busy = (machine_busy() - self.machine) / wall * 100
@@ -75,9 +86,7 @@ def machine_busy() -> float:
     return (sum(fields[:8]) - idle) / TICKS
 
 
-async def measure(
-    stats: Stats, warmup: float, seconds: float, processes: dict[str, int | str]
-) -> None:
+async def measure(stats: Stats, warmup: float, seconds: float, processes: Processes) -> None:
     await asyncio.sleep(warmup)
     gc.collect()
     stats.measuring = True

@@ -14,3 +14,10 @@ TARGET_P99_ROOMS = 1000
 TARGET_P99_RATE = 1000
 TARGET_IDLE_CONNECTIONS = 10_000
 TARGET_IDLE_BYTES = 1 << 30
+
+# Redis Cluster (issue #16), measured with ``--redis-cluster`` in the same run as one Redis:
+#: the cluster's server CPU per applied action, saturated, at most this many times one Redis's;
+TARGET_CLUSTER_CPU_RATIO = 1.3
+#: the cluster's paced p50 at most this many milliseconds above one Redis's (WAIT's cost is
+#: reported, with no target).
+TARGET_CLUSTER_P50_ADDED_MS = 0.5

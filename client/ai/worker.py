@@ -213,7 +213,8 @@ class Worker:
                 if error.code in LOST_SEAT_CODES:
                     return
                 if error.code not in ("stale_sequence", "duplicate_request"):
-                    # e.g. internal while Redis restarts: nothing changed, decide again.
+                    # e.g. store_unavailable while Redis restarts: decide again (if the move
+                    # stood after all, the new decision's seq is behind: stale_sequence).
                     log.warning("move refused", extra={"room": room, "code": error.code})
                     await asyncio.sleep(RETRY_SECONDS)
                     continue

@@ -7,6 +7,7 @@ the Lua scripts in ``server/lua/``. Values are ``bytes`` the caller encodes.
 from server.store._base import ReplicationTimeout, StoreConfig
 from server.store.ai import AiSeatRequest
 from server.store.core import Store
+from server.store.errors import store_unavailable
 from server.store.feed import (
     FeedItem,
     FeedReconnected,
@@ -45,4 +46,5 @@ __all__ = [
     "TalkStatus",
     "decode_room_message",
     "encode_room_message",
+    "store_unavailable",
 ]

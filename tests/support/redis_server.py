@@ -63,7 +63,8 @@ class RedisServer:
     listening on the Unix socket ``TMP/redis.sock`` (``unix_url``).
 
     ``start()`` waits until it answers PING; ``stop()`` shuts it down cleanly (SIGTERM: the
-    AOF is flushed), ``kill()`` SIGKILLs it (a crash), ``restart()`` starts it again on the
+    AOF is flushed), ``kill()`` SIGKILLs it (a crash), ``pause()`` / ``resume()`` freeze and
+    thaw it (SIGSTOP / SIGCONT), ``restart()`` starts it again on the
     same port and folder, so the AOF is replayed. ``close()`` stops it and removes the folder.
     ``appendfsync="always"`` makes every acknowledged write survive ``kill()``.
     """
@@ -112,6 +113,11 @@ class RedisServer:
     @property
     def running(self) -> bool:
         return self._proc is not None and self._proc.poll() is None
+
+    @property
+    def pid(self) -> int | None:
+        """The process id while it runs (for CPU readings and signals), else None."""
+        return self._proc.pid if self.running and self._proc is not None else None
 
     def log_tail(self, lines: int = 30) -> str:
         try:
@@ -191,6 +197,16 @@ class RedisServer:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(_STOP_TIMEOUT)
+
+    def pause(self) -> None:
+        """SIGSTOP: the server stops answering anyone (its master and clients included), as
+        a machine that froze would; ``resume()`` lets it go on where it stopped."""
+        if self._proc is not None and self.running:
+            self._proc.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        if self._proc is not None and self.running:
+            self._proc.send_signal(signal.SIGCONT)
 
     def restart(self, *, crash: bool = False) -> None:
         """Stop (or, with ``crash=True``, SIGKILL) and start again on the same port and

@@ -85,6 +85,10 @@ interface Pending {
 }
 
 const RETRY_BYE = new Set(["idle_timeout", "going_away", "internal"]);
+/** The store could not say whether a request was applied: send it again, same id (the
+ * server answers a retry of an applied `act` with `duplicate_request`). */
+const RETRY_SAME_ID = new Set(["not_replicated", "store_unavailable"]);
+const SAME_ID_RETRIES = 5;
 const OPEN = 1;
 
 export function backoffDelay(attempt: number, random: () => number): number {
@@ -269,8 +273,7 @@ export class Session {
     return `${this.prefix}-${this.counter}`;
   }
 
-  private raw(t: string, fields: Fields): Promise<Record<string, unknown>> {
-    const id = this.nextId();
+  private raw(t: string, fields: Fields, id: RequestId = this.nextId()): Promise<Record<string, unknown>> {
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       if (!this.send(t, { id, ...fields })) {
@@ -498,7 +501,27 @@ export class Session {
     if (!tracker) return Promise.reject(new RequestError("not_a_player", "no room"));
     const fields: Record<string, unknown> = { kind: action.kind };
     if (action.card) fields.card = action.card;
-    return this.request("act", { room: tracker.room, seq: tracker.lastSeq, action: fields });
+    return this.retrySameId("act", { room: tracker.room, seq: tracker.lastSeq, action: fields });
+  }
+
+  /** A request sent again with its id while the answer is a retryable store error. */
+  private async retrySameId(t: string, fields: Fields): Promise<Record<string, unknown>> {
+    await this.ready();
+    const id = this.nextId();
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await this.raw(t, fields, id);
+      } catch (error) {
+        if (attempt > 0 && error instanceof RequestError && error.code === "duplicate_request") {
+          void this.resume(); // an earlier attempt was applied: its update is ours to have
+          return {};
+        }
+        if (!(error instanceof RequestError) || !RETRY_SAME_ID.has(error.code) || attempt >= SAME_ID_RETRIES) throw error;
+        const wait = Math.min(10_000, Number(error.detail.retry_ms ?? 1000) * 2 ** attempt);
+        await new Promise((resolve) => setTimeout(resolve, wait));
+        await this.ready();
+      }
+    }
   }
 }
 

@@ -219,6 +219,54 @@ describe("Session", () => {
     expect(act).toEqual({ t: "act", id: act.id, room: "r1", seq: 1, action: { kind: "discard", card: "QS" } });
   });
 
+  it("sends an act again with the same id after a retryable store error; a duplicate then means done", async () => {
+    const session = makeSession();
+    session.start();
+    const socket = connect();
+    session.follow(new RoomTracker("r1"), false);
+    socket.receive("update", { room: "r1", seq: 0, events: [{ type: "room" }], view: null });
+    socket.receive("update", { room: "r1", seq: 1, events: [{ type: "deal" }], view: roomView(1) });
+    const acting = session.act({ kind: "pass" });
+    await flush();
+    const first = socket.last("act");
+    expect(first).toMatchObject({ room: "r1", seq: 1 });
+    const resumes = (): number => socket.sent.filter((message) => message.t === "resume").length;
+    for (const resume of socket.sent.filter((message) => message.t === "resume")) {
+      socket.receive("ack", { id: resume.id, result: { mode: "events", from_seq: 2, to_seq: 1 } });
+    }
+    await flush();
+    const resumed = resumes();
+    socket.receive("error", { id: first.id, code: "not_replicated", message: "m", detail: { retry_ms: 1000 } });
+    await flush();
+    expect(socket.sent.filter((message) => message.t === "act")).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1000);
+    const second = socket.last("act");
+    expect(second).toEqual(first);
+    socket.receive("error", { id: second.id, code: "store_unavailable", message: "m", detail: { retry_ms: 1000 } });
+    await vi.advanceTimersByTimeAsync(2000);
+    const third = socket.last("act");
+    expect(third).toEqual(first);
+    expect(socket.sent.filter((message) => message.t === "act")).toHaveLength(3);
+    socket.receive("error", { id: third.id, code: "duplicate_request", message: "m" });
+    await expect(acting).resolves.toEqual({});
+    expect(resumes()).toBe(resumed + 1);
+    expect(socket.last("resume")).toMatchObject({ room: "r1", last_seq: 1 });
+  });
+
+  it("does not send an act again after other errors", async () => {
+    const session = makeSession();
+    session.start();
+    const socket = connect();
+    session.follow(new RoomTracker("r1"), false);
+    socket.receive("update", { room: "r1", seq: 1, events: [{ type: "deal" }], view: roomView(1) });
+    const acting = session.act({ kind: "pass" });
+    await flush();
+    socket.receive("error", { id: socket.last("act").id, code: "internal", message: "m" });
+    await expect(acting).rejects.toMatchObject({ code: "internal" });
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(socket.sent.filter((message) => message.t === "act")).toHaveLength(1);
+  });
+
   it("sends resume when a number is missed, once, and applies the catch-up", async () => {
     const session = makeSession();
     session.start();

@@ -147,6 +147,8 @@ class ErrorCode(StrEnum):
     TOO_MANY_AI_ROOMS = "too_many_ai_rooms"
     TOO_MANY_PLAYERS = "too_many_players"
     TOO_MANY_LOOKUPS = "too_many_lookups"
+    NOT_REPLICATED = "not_replicated"
+    STORE_UNAVAILABLE = "store_unavailable"
     INTERNAL = "internal"
 
 

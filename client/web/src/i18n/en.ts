@@ -179,6 +179,8 @@ export const en = {
   "error.too_many_ai_rooms": "You already have as many matches against the computer as allowed: finish or leave one first.",
   "error.too_many_players": "Too many new players from your network just now: try again in a minute.",
   "error.too_many_lookups": "Too many wrong codes: wait a minute and try again.",
+  "error.store_unavailable": "The server cannot reach its database just now: try again in a moment.",
+  "error.not_replicated": "The server could not confirm that in time: try again in a moment.",
   "error.opponent_present": "Your opponent is still here.",
   "error.not_away_long_enough": "Your opponent has not been away long enough yet.",
   "error.roomGone": "That match is no longer available.",

@@ -180,6 +180,8 @@ export const tr: Dictionary = {
   "error.too_many_ai_rooms": "Bilgisayara karşı izin verilen sayıda maçınız zaten var: önce birini bitirin ya da bırakın.",
   "error.too_many_players": "Ağınızdan şu anda çok fazla yeni oyuncu geldi: bir dakika sonra yeniden deneyin.",
   "error.too_many_lookups": "Çok fazla yanlış kod: bir dakika bekleyip yeniden deneyin.",
+  "error.store_unavailable": "Sunucu şu anda veritabanına ulaşamıyor: biraz sonra yeniden deneyin.",
+  "error.not_replicated": "Sunucu bunu zamanında doğrulayamadı: biraz sonra yeniden deneyin.",
   "error.opponent_present": "Rakibiniz hâlâ burada.",
   "error.not_away_long_enough": "Rakibiniz henüz yeterince uzun süredir ayrı değil.",
   "error.roomGone": "Bu maç artık yok.",

@@ -1,0 +1,85 @@
+"""The store's retryable errors, end to end on one Redis: a commit that no replica confirmed
+in time (``GIN_REDIS_WAIT_REPLICAS``, its replica frozen) is answered ``not_replicated``, and a
+request while Redis is down is answered ``store_unavailable``, not ``internal``; the same
+request sent again (same id, same ``seq``) is applied exactly once."""
+
+from __future__ import annotations
+
+import redis
+
+from server.store import Store
+from tests.e2e.helpers import close_all, expect_error, private_match
+from tests.e2e.retries import assert_applied_once, next_move
+from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
+from tests.support.redis_server import RedisServer
+
+WAIT_ENV = {
+    **FAST_CLIENT_ENV,
+    "GIN_REDIS_WAIT_REPLICAS": "1",
+    "GIN_REDIS_WAIT_TIMEOUT_MS": "300",
+}
+
+
+def _in_sync(master: RedisServer, replicas: int = 1) -> None:
+    """Until the master's writes so far are on ``replicas`` replicas."""
+    client = redis.Redis.from_url(master.url)
+    try:
+        assert client.wait(replicas, 10_000) >= replicas
+    finally:
+        client.close()
+
+
+async def test_a_commit_no_replica_confirmed_is_not_replicated_and_its_retry_applies_once(
+    private_redis: RedisServer, server_factory: ServerFactory
+) -> None:
+    with RedisServer(extra_args=("--replicaof", "127.0.0.1", str(private_redis.port))) as replica:
+        _in_sync(private_redis)
+        server = server_factory(redis=private_redis.url, env=WAIT_ENV)
+        a, b, room = await private_match(server.ws_url, server.ws_url)
+        store = await Store.connect(private_redis.url)
+        try:
+            seat, act = next_move((a, b), room)
+            mover = (a, b)[seat]
+            replica.pause()
+            try:
+                refused = await expect_error("not_replicated", mover.request(act))
+            finally:
+                replica.resume()
+            assert refused.detail["retry_ms"] > 0
+            _in_sync(private_redis)
+            # The change stands on the master: the retry says so, and nothing is applied twice.
+            await expect_error("duplicate_request", mover.request(act))
+            await assert_applied_once(store, room, seat, act)
+            # Both seats hear of it once (the feed's copy), and play goes on.
+            for session in (a, b):
+                await session.wait_seq(room, act.seq + 1)
+            _seat, following = next_move((a, b), room)
+            ack = await (a, b)[_seat].request(following)
+            assert ack.result["seq"] == act.seq + 2
+        finally:
+            await store.close()
+            await close_all(a, b)
+
+
+async def test_a_request_while_redis_is_down_is_store_unavailable_and_its_retry_applies_once(
+    private_redis: RedisServer, server_factory: ServerFactory
+) -> None:
+    server = server_factory(redis=private_redis.url, env=FAST_CLIENT_ENV)
+    a, b, room = await private_match(server.ws_url, server.ws_url)
+    store = await Store.connect(private_redis.url)
+    try:
+        seat, act = next_move((a, b), room)
+        mover = (a, b)[seat]
+        private_redis.kill()
+        try:
+            refused = await expect_error("store_unavailable", mover.request(act, timeout=60))
+        finally:
+            private_redis.start()  # same port, same append-only file
+        assert refused.detail["retry_ms"] > 0
+        ack = await mover.request(act, timeout=60)
+        assert ack.result["seq"] == act.seq + 1
+        await expect_error("duplicate_request", mover.request(act))
+        await assert_applied_once(store, room, seat, act)
+    finally:
+        await store.close()
+        await close_all(a, b)
