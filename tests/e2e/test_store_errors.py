@@ -16,13 +16,13 @@ from tests.support.redis_server import RedisServer
 WAIT_ENV = {
     **FAST_CLIENT_ENV,
     "GIN_REDIS_WAIT_REPLICAS": "1",
-    "GIN_REDIS_WAIT_TIMEOUT_MS": "300",
+    "GIN_REDIS_WAIT_TIMEOUT_MS": "2000",
 }
 
 
 def _in_sync(master: RedisServer, replicas: int = 1) -> None:
     """Until the master's writes so far are on ``replicas`` replicas."""
-    client = redis.Redis.from_url(master.url)
+    client = redis.Redis.from_url(master.url, socket_timeout=15)
     try:
         assert client.wait(replicas, 10_000) >= replicas
     finally:
@@ -32,6 +32,9 @@ def _in_sync(master: RedisServer, replicas: int = 1) -> None:
 async def test_a_commit_no_replica_confirmed_is_not_replicated_and_its_retry_applies_once(
     private_redis: RedisServer, server_factory: ServerFactory
 ) -> None:
+    # A replica's first sync starts at once, not after the default 5 s for others to come.
+    with redis.Redis.from_url(private_redis.url) as client:
+        client.config_set("repl-diskless-sync-delay", 0)
     with RedisServer(extra_args=("--replicaof", "127.0.0.1", str(private_redis.port))) as replica:
         _in_sync(private_redis)
         server = server_factory(redis=private_redis.url, env=WAIT_ENV)
