@@ -1,5 +1,7 @@
 import { App } from "./app";
 import "./style.css";
+import "./styles/layout.css";
+import "./styles/motion.css";
 
 const root = document.getElementById("app");
 if (root) new App(root).start();

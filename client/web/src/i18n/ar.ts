@@ -248,4 +248,7 @@ export const ar: Dictionary = {
   "lobby.chooseName": "هذا هو الاسم الذي أعطاك إياه الخادم: اختر اسمك.",
   "rules.card": "بطاقة القواعد (مرجع)",
   "lobby.wholeMatch": "المباراة كلها",
+  // table-layout (issue #17): a laid-off card in the knocker's meld, the side panel
+  "layout.laidOff": "{card}، ملحقة",
+  "layout.side": "الحركات وورقة النتائج",
 };

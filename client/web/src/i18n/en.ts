@@ -247,6 +247,9 @@ export const en = {
   "lobby.chooseName": "This is the name the server gave you: choose your own.",
   "rules.card": "The rules card (reference)",
   "lobby.wholeMatch": "The whole match",
+  // table-layout (issue #17): a laid-off card in the knocker's meld, the side panel
+  "layout.laidOff": "{card}, laid off",
+  "layout.side": "Moves and score sheet",
 };
 
 export type MessageKey = keyof typeof en;

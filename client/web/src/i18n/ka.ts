@@ -248,4 +248,7 @@ export const ka: Dictionary = {
   "lobby.chooseName": "ეს სახელი სერვერმა მოგცათ: აირჩიეთ თქვენი.",
   "rules.card": "წესების ბარათი (ცნობარი)",
   "lobby.wholeMatch": "მთელი პარტია",
+  // table-layout (issue #17): a laid-off card in the knocker's meld, the side panel
+  "layout.laidOff": "{card}, დამატებული",
+  "layout.side": "სვლები და ქულების ფურცელი",
 };

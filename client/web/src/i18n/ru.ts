@@ -247,4 +247,7 @@ export const ru: Dictionary = {
   "lobby.chooseName": "Это имя дал вам сервер: выберите своё.",
   "rules.card": "Карточка правил (справка)",
   "lobby.wholeMatch": "Вся партия",
+  // table-layout (issue #17): a laid-off card in the knocker's meld, the side panel
+  "layout.laidOff": "{card}, доложена",
+  "layout.side": "Ходы и лист счёта",
 };

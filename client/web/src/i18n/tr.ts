@@ -248,4 +248,7 @@ export const tr: Dictionary = {
   "lobby.chooseName": "Bu, sunucunun sana verdiği ad: kendi adını seç.",
   "rules.card": "Kural kartı (başvuru)",
   "lobby.wholeMatch": "Tüm maç",
+  // table-layout (issue #17): a laid-off card in the knocker's meld, the side panel
+  "layout.laidOff": "{card}, eklendi",
+  "layout.side": "Hamleler ve skor tablosu",
 };
