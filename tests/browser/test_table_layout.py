@@ -34,7 +34,10 @@ DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
 LANGS = ("en", "ar")
 
-BOX = "el => { const r = el.getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; }"
+BOX = """selector => {
+    const r = document.querySelector(selector).getBoundingClientRect();
+    return [r.x, r.y, r.width, r.height];
+}"""
 
 
 def join(page: Page, server: ServerProcess, invite: str) -> None:
@@ -43,8 +46,15 @@ def join(page: Page, server: ServerProcess, invite: str) -> None:
     online(page)
 
 
+PAGE_BOX = """selector => {
+    const r = document.querySelector(selector).getBoundingClientRect();
+    return [r.x + scrollX, r.y + scrollY, r.width, r.height];
+}"""
+
+
 def box(page: Page, selector: str) -> list[float]:
-    found: list[float] = page.eval_on_selector(selector, BOX)
+    """The element's box in the viewport, read in one go (a re-render may replace it)."""
+    found: list[float] = page.evaluate(BOX, selector)
     return found
 
 
@@ -128,11 +138,8 @@ def test_the_table_uses_the_screen_with_the_moves_beside_it_on_desktop(
         history = page.get_by_test_id("history")
         expect(history.locator("li")).not_to_have_count(0)
         expect(history.locator("li").first).to_be_visible()  # shown, not folded away
-        for lang, size in (
-            ("en", DESKTOP),
-            ("ar", DESKTOP),
-            ("en", {"width": 1920, "height": 1080}),
-        ):
+        full_hd = {"width": 1920, "height": 1080}
+        for lang, size in (("en", DESKTOP), ("ar", DESKTOP), ("en", full_hd)):
             page.locator("#lang").select_option(lang)
             page.set_viewport_size(size)
             page.wait_for_timeout(100)
@@ -150,6 +157,8 @@ def test_the_table_uses_the_screen_with_the_moves_beside_it_on_desktop(
             assert y + height >= size["height"] - 24, (table, size)
             assert page.evaluate("document.documentElement.scrollHeight") <= size["height"]
             assert page.evaluate("document.documentElement.scrollWidth") <= size["width"]
+            if size == full_hd:
+                page.screenshot(path=str(SCREENSHOTS / "table-fullhd-en-midhand.png"))
 
         # a phone: the moves below the table, folded as before
         page.locator("#lang").select_option("en")
@@ -197,8 +206,7 @@ def test_the_hand_result_is_a_dialog_over_the_table_which_stays_in_place(
         result = page.get_by_test_id("hand-result")
         expect(result).to_be_visible()
         before = page.evaluate("window.__tableBox")
-        after = box(page, "[data-testid=table]")
-        after[1] += page.evaluate("scrollY")
+        after = page.evaluate(PAGE_BOX, "[data-testid=table]")
         assert after[2] > 0 and before == after, (before, after)
         layered = page.evaluate(OVERLAY_ON_TOP)
         assert layered == {"top": True, "overlaps": True, "focus": True}, layered
@@ -327,5 +335,10 @@ def test_moves_deal_and_reveal_are_animated_without_waiting_for_them(
         expect(page.get_by_test_id("hand-result")).to_have_count(0)
         expect(page.get_by_test_id("table")).to_have_attribute("data-hand", "2")
         page.wait_for_function("() => window.__animations.includes('motion-deal')", polling="raf")
+        # the deal caught in flight, for the eye (build/screenshots/table-desktop-en-deal.png)
+        page.evaluate(
+            "() => document.getAnimations().forEach(a => { a.pause(); a.currentTime = 180; })"
+        )
+        page.screenshot(path=str(SCREENSHOTS / "table-desktop-en-deal.png"))
         animations = set(page.evaluate("window.__animations"))
         assert {"motion-reveal", "motion-knock", "motion-deal"} <= animations, animations

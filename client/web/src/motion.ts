@@ -96,7 +96,7 @@ export function capture(root: ParentNode): Before {
   return {
     cards,
     stock: rectOf(root, "[data-testid=stock] .card"),
-    discard: rectOf(root, "[data-testid=discard] .card.top, [data-testid=discard] .card"),
+    discard: rectOf(root, "[data-testid=discard] .card.top") ?? rectOf(root, "[data-testid=discard] .card"),
     backs,
   };
 }

@@ -413,7 +413,8 @@ export function renderTable(app: AppActions): HTMLElement {
         {
           class: "overlay",
           role: "dialog",
-          "aria-modal": "true",
+          // over the whole screen on a phone; beside the side panel, still in reach, on desktop
+          "aria-modal": wideLayout() ? undefined : "true",
           "aria-labelledby": finished ? "match-title" : "result-title",
           "data-testid": "overlay",
           "data-overlay": finished ? `match-${view.room}` : `result-${view.room}-${result?.hand ?? 0}`,
