@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Literal
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, ViewportSize, expect
 from playwright.sync_api import Error as PlaywrightError
 
 from protocol import messages as m
@@ -30,8 +30,10 @@ from tests.browser.helpers import (
 from tests.browser.scenes import bots_in_a_room, online
 from tests.support.server_process import ServerProcess
 
-DESKTOP = {"width": 1280, "height": 800}
-PHONE = {"width": 390, "height": 844}
+DESKTOP: ViewportSize = {"width": 1280, "height": 800}
+PHONE: ViewportSize = {"width": 390, "height": 844}
+FULL_HD: ViewportSize = {"width": 1920, "height": 1080}
+SystemMotion = Literal["reduce", "no-preference"]
 LANGS = ("en", "ar")
 
 BOX = """selector => {
@@ -138,8 +140,7 @@ def test_the_table_uses_the_screen_with_the_moves_beside_it_on_desktop(
         history = page.get_by_test_id("history")
         expect(history.locator("li")).not_to_have_count(0)
         expect(history.locator("li").first).to_be_visible()  # shown, not folded away
-        full_hd = {"width": 1920, "height": 1080}
-        for lang, size in (("en", DESKTOP), ("ar", DESKTOP), ("en", full_hd)):
+        for lang, size in (("en", DESKTOP), ("ar", DESKTOP), ("en", FULL_HD)):
             page.locator("#lang").select_option(lang)
             page.set_viewport_size(size)
             page.wait_for_timeout(100)
@@ -157,7 +158,7 @@ def test_the_table_uses_the_screen_with_the_moves_beside_it_on_desktop(
             assert y + height >= size["height"] - 24, (table, size)
             assert page.evaluate("document.documentElement.scrollHeight") <= size["height"]
             assert page.evaluate("document.documentElement.scrollWidth") <= size["width"]
-            if size == full_hd:
+            if size == FULL_HD:
                 page.screenshot(path=str(SCREENSHOTS / "table-fullhd-en-midhand.png"))
 
         # a phone: the moves below the table, folded as before
@@ -251,7 +252,7 @@ def motion_page(browser: Browser, console: ConsoleWatch) -> Iterator[Any]:
     settings' attribute) is set to ``setting`` before the app starts."""
     contexts = []
 
-    def make(system: str, setting: str | None = None) -> Page:
+    def make(system: SystemMotion, setting: str | None = None) -> Page:
         context = browser.new_context(locale="en-US", viewport=DESKTOP, reduced_motion=system)
         context.set_default_timeout(15_000)
         contexts.append(context)
@@ -289,7 +290,7 @@ def draw_and_discard(page: Page) -> str:
     ids=["system", "setting"],
 )
 def test_reduced_motion_runs_no_animation(
-    gin_server: ServerProcess, motion_page: Any, system: str, setting: str | None
+    gin_server: ServerProcess, motion_page: Any, system: SystemMotion, setting: str | None
 ) -> None:
     with bots_in_a_room(gin_server, guest=False) as scene:
         page = motion_page(system, setting)
