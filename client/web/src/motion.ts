@@ -65,7 +65,8 @@ export interface Before {
   cards: Map<string, DOMRect>;
   stock: DOMRect | null;
   discard: DOMRect | null;
-  /** Each seat's hidden cards (`.backs`), by seat index. */
+  /** The last of each seat's hidden cards (`.backs`), by seat index: where a card it
+   * discards or shows comes from. */
   backs: Map<number, DOMRect>;
 }
 
@@ -90,8 +91,9 @@ export function capture(root: ParentNode): Before {
   }
   const backs = new Map<number, DOMRect>();
   for (const seat of root.querySelectorAll<HTMLElement>("[data-testid=table] [data-seat-index]")) {
-    const rect = rectOf(seat, ".backs") ?? seat.getBoundingClientRect();
-    backs.set(Number(seat.dataset.seatIndex), rect);
+    const cards = seat.querySelectorAll(".backs .card");
+    const rect = cards.length ? cards[cards.length - 1].getBoundingClientRect() : rectOf(seat, ".backs");
+    if (rect) backs.set(Number(seat.dataset.seatIndex), rect);
   }
   return {
     cards,
