@@ -136,7 +136,6 @@ function lastBack(root: ParentNode, seat: number): Element | null {
   return backs.length ? backs[backs.length - 1] : null;
 }
 
-
 /** A card of the table that moved: from where it was, or from where it came from. */
 function playTable(root: ParentNode, before: Before, cue: Cue, reader: number | null): void {
   if (cue.deal) return playDeal(root, before);
