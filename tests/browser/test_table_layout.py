@@ -86,6 +86,12 @@ def shots(page: Page, stage: str) -> None:
         for device, size in (("desktop", DESKTOP), ("phone", PHONE)):
             page.set_viewport_size(size)
             page.wait_for_timeout(150)
+            if stage != "midhand":
+                # the dialog lies over the table (over the whole screen on a phone)
+                over = box(page, "[data-testid=overlay]")
+                under = box(page, "[data-testid=table]")
+                screen = [0, 0, size["width"], size["height"]]
+                assert over == (under if device == "desktop" else screen), (device, over, under)
             page.screenshot(path=str(SCREENSHOTS / f"table-{device}-{lang}-{stage}.png"))
     page.locator("#lang").select_option("en")
     page.set_viewport_size(DESKTOP)
