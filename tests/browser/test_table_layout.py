@@ -85,7 +85,7 @@ def shots(page: Page, stage: str) -> None:
         expect(page.locator("html")).to_have_attribute("dir", "rtl" if lang == "ar" else "ltr")
         for device, size in (("desktop", DESKTOP), ("phone", PHONE)):
             page.set_viewport_size(size)
-            page.wait_for_timeout(150)
+            page.wait_for_timeout(300)
             if stage != "midhand":
                 # the dialog lies over the table (over the whole screen on a phone)
                 over = box(page, "[data-testid=overlay]")
