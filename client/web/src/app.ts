@@ -9,6 +9,8 @@ import { RoomTracker, type Applied } from "./room-state";
 import { parseRoute, routePath, type Route } from "./routes";
 import { ConnectionLost, RequestError, Session, type ConnStatus } from "./session";
 import { keptName, seatName } from "./names";
+import { WIDE_QUERY } from "./layout";
+import { capture, cueOf, emptyCue, play, type Cue } from "./motion";
 import { Persist, type SavedMatch, type Stats } from "./storage";
 import { HandLayout } from "./hand-layout";
 import { Talk, isQuickMessage, type QuickMessage } from "./talk";
@@ -58,6 +60,10 @@ export class App implements AppActions {
   /** The hand_over the player has not dismissed yet (the other seat may deal at once). */
   pendingResult: HandOver | null = null;
   motion: Motion | null = null;
+  /** What the change being rendered moved (motion.ts plays it after the render). */
+  private cue: Cue | null = null;
+  /** The overlay (hand result, match end) the keyboard was last taken into. */
+  private overlayShown: string | null = null;
   announcement = "";
   rematchAsked = false;
   copied = false;
@@ -140,6 +146,7 @@ export class App implements AppActions {
       },
       said: (message) => this.heard(message.room, message.seat, message.phrase),
     });
+    window.matchMedia?.(WIDE_QUERY).addEventListener?.("change", () => this.render());
     window.addEventListener("popstate", () => this.enterRoute(parseRoute(location.pathname, location.search)));
     document.addEventListener("keydown", (event) => this.onKey(event));
     document.addEventListener("pointerdown", (event) => {
@@ -234,7 +241,8 @@ export class App implements AppActions {
     this.busy = false;
     const view = tracker.view;
     const seat = view?.seat ?? null;
-    const motion: Motion = { drawn: null, drawnFrom: null, discarded: null, discardedBy: null };
+    const motion: Motion = { drawn: null };
+    const cue = emptyCue();
     let said = "";
     for (const entry of applied) {
       const live = entry.view !== null;
@@ -242,16 +250,10 @@ export class App implements AppActions {
         if (event.type === "hand_over" && live) this.pendingResult = event as unknown as HandOver;
         if (!live) continue;
         const mine = event.seat === seat;
-        if ((event.type === "draw" || event.type === "take_upcard") && mine && typeof event.card === "string") {
-          motion.drawn = event.card;
-          motion.drawnFrom = event.type === "draw" && event.source === "stock" ? "stock" : "discard";
-        }
-        if (["discard", "knock", "gin"].includes(event.type) && typeof event.card === "string") {
-          motion.discarded = event.card;
-          motion.discardedBy = mine ? "me" : "them";
-        }
+        if ((event.type === "draw" || event.type === "take_upcard") && mine && typeof event.card === "string") motion.drawn = event.card;
         said = this.describe(event, view) || said;
       }
+      if (live) cueOf(entry.events, cue);
     }
     const game = view?.game;
     if (game && seat !== null && game.turn === seat && ["first_offer", "second_offer", "first_draw", "draw"].includes(game.phase)) {
@@ -271,7 +273,9 @@ export class App implements AppActions {
       return;
     }
     if (view?.status === "playing" || view?.status === "finished") this.queued = false;
+    this.cue = cue;
     this.render();
+    this.cue = null;
     this.motion = null;
   }
 
@@ -420,6 +424,7 @@ export class App implements AppActions {
     if (event.key === "Escape") {
       if (this.question) this.answer(false);
       else if (this.talk.open) this.closeTalk();
+      else if (this.resultDismissable) this.dismissResult();
       else if (this.pick) this.setPick(null);
       return;
     }
@@ -581,6 +586,12 @@ export class App implements AppActions {
     );
   }
 
+  /** The result of a hand the other seat dealt on from already: it may be closed. */
+  private get resultDismissable(): boolean {
+    const game = this.view?.game;
+    return this.pendingResult !== null && game !== null && game !== undefined && this.pendingResult.hand < game.hand;
+  }
+
   dismissResult(): void {
     this.pendingResult = null;
     this.render();
@@ -689,7 +700,19 @@ export class App implements AppActions {
     if (lost && next && this.route.name === "room") next.focus({ preventScroll: true });
   }
 
+  /** An overlay that has just appeared takes the keyboard (its first button, else its title). */
+  private focusOverlay(): void {
+    const overlay = this.root.querySelector<HTMLElement>("[data-overlay]");
+    const key = overlay?.dataset.overlay ?? null;
+    if (overlay && key !== this.overlayShown) {
+      const target = overlay.querySelector<HTMLElement>("[data-autofocus]") ?? overlay.querySelector<HTMLElement>("h2");
+      target?.focus({ preventScroll: true });
+    }
+    this.overlayShown = key;
+  }
+
   render(): void {
+    const before = this.cue ? capture(this.root) : null;
     const active = document.activeElement as HTMLElement | null;
     const focusKey = active && this.root.contains(active) ? active.dataset.key : undefined;
     const hadFocus = Boolean(active && this.root.contains(active) && active !== this.root);
@@ -729,5 +752,7 @@ export class App implements AppActions {
       if (value !== undefined) input.value = value;
     }
     this.restoreFocus(focusKey, hadFocus || active === document.body || active === null);
+    this.focusOverlay();
+    if (this.cue) play(this.root, before, this.cue, this.view?.seat ?? null);
   }
 }

@@ -4,6 +4,8 @@ import "./styles/cards.css";
 import "./styles/talk.css";
 import "./styles/theme.css";
 import "./styles/settings.css";
+import "./styles/layout.css";
+import "./styles/motion.css";
 
 const root = document.getElementById("app");
 if (root) new App(root).start();

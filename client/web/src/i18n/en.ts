@@ -320,6 +320,9 @@ export const en = {
   "live.watchers": "Watching: {count}",
   "options.standInOn": "An AI ({level}) plays for a person who leaves",
   "options.standInOff": "No AI plays for a person who leaves",
+  // table-layout (issue #17): a laid-off card in the knocker's meld, the side panel
+  "layout.laidOff": "{card}, laid off",
+  "layout.side": "Moves and score sheet",
 };
 
 export type MessageKey = keyof typeof en;

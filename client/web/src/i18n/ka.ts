@@ -321,4 +321,7 @@ export const ka: Dictionary = {
   "live.watchers": "მაყურებლები: {count}",
   "options.standInOn": "წასული მოთამაშის ნაცვლად თამაშობს ხელოვნური ინტელექტი ({level})",
   "options.standInOff": "წასული მოთამაშის ნაცვლად ხელოვნური ინტელექტი არ თამაშობს",
+  // table-layout (issue #17): a laid-off card in the knocker's meld, the side panel
+  "layout.laidOff": "{card}, დამატებული",
+  "layout.side": "სვლები და ქულების ფურცელი",
 };

@@ -11,12 +11,10 @@ import type { QuickMessage, Talk } from "../talk";
 
 export type PickMode = "knock" | "gin" | null;
 
-/** What the last applied change moved, for a short animation on the next render. */
+/** What the last applied change brought to the reader's hand (the card just drawn, marked as
+ * new on the next render). The movements themselves are motion.ts's. */
 export interface Motion {
   drawn: string | null;
-  drawnFrom: "stock" | "discard" | null;
-  discarded: string | null;
-  discardedBy: "me" | "them" | null;
 }
 
 /** A yes/no question the page asks before something that cannot be undone. */

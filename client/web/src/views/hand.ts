@@ -84,13 +84,12 @@ export function renderHand(app: AppActions, view: RoomView, game: GameView): HTM
     if (action && action.kind !== "discard") label.push(t(action.kind === "knock" ? "action.knockWith" : "action.ginWith", { card: cardName(card) }));
     const autofocus = Boolean(action) && firstLive;
     if (action) firstLive = false;
-    const entering = motion?.drawn === card ? ` enter-from-${motion.drawnFrom ?? "stock"}` : "";
     // a finger's drag (pointer events); a mouse drags through HTML5 drag and drop below
     let press: { id: number; x: number; y: number; moved: boolean } | null = null;
     const button: HTMLButtonElement = h(
       "button",
       {
-        class: `card${action ? " live" : ""}${isNew ? " new" : ""}${entering}${game.taken_card === card ? " taken" : ""}${hinted ? " hinted" : ""}`,
+        class: `card${action ? " live" : ""}${isNew ? " new" : ""}${game.taken_card === card ? " taken" : ""}${hinted ? " hinted" : ""}`,
         "data-key": `card-${card}`,
         "data-card": card,
         "data-testid": `card-${card}`,
@@ -202,6 +201,7 @@ export function renderHand(app: AppActions, view: RoomView, game: GameView): HTM
       class: `seat me${myTurn ? " active" : ""}`,
       "aria-label": t("table.hand"),
       "data-testid": "my-hand",
+      "data-seat-index": String(seat),
       ondragover: (event: DragEvent) => {
         if (dragData(event) && (drawAction(game, "stock") || drawAction(game, "discard"))) event.preventDefault();
       },

@@ -3,7 +3,7 @@
 
 import { cardName, shortName, sortCards, sortMeld } from "../cards";
 import { h } from "../dom";
-import { t, tSeat, type MessageKey } from "../i18n";
+import { direction, getLang, t, tSeat, type MessageKey } from "../i18n";
 import type { HandOver, RoomView } from "../protocol";
 import type { AppActions } from "./actions";
 import { bdi, cardGroup, cardView, say, saySeat } from "./common";
@@ -19,15 +19,33 @@ function headlineParts(result: HandOver, name: (seat: number) => string, me: num
   return saySeat(`result.${result.kind}`, result.winner === me, { name: bdi(name(result.winner)), points: result.points });
 }
 
-/** One seat's hand at the end: melds, deadwood and the total. */
+/** A knocker's meld with the defender's cards laid off onto it, in rank order; the laid-off
+ * cards marked (they fly there from the defender's hand when the hand is revealed). */
+function meldWithLayoffs(meld: readonly string[], laidOff: readonly string[]): HTMLElement {
+  const laid = new Set(laidOff);
+  return h(
+    "span",
+    { class: "group group-meld small", role: "group", "aria-label": t("table.meld"), dir: "ltr" },
+    sortMeld([...meld, ...laidOff]).map((card) =>
+      laid.has(card)
+        ? cardView(card, { class: "laid-off", "aria-label": t("layout.laidOff", { card: cardName(card) }) })
+        : cardView(card),
+    ),
+  );
+}
+
+/** One seat's hand at the end: melds (a knocker's with the layoffs onto them), deadwood and
+ * the total. */
 export function resultHand(result: HandOver, seat: number, name: string): HTMLElement {
   const melds = result.melds?.[seat] ?? [];
   const deadwood = sortCards(result.deadwood?.[seat] ?? []);
-  const laid = new Set((seat === result.knocker ? [] : result.layoffs ?? []).map((layoff) => layoff.card));
+  const layoffs = result.kind === "gin" ? [] : (result.layoffs ?? []);
+  const laid = new Set((seat === result.knocker ? [] : layoffs).map((layoff) => layoff.card));
   const knocked = result.knocker === seat;
+  const laidOnto = (index: number) => (knocked ? layoffs.filter((layoff) => layoff.meld === index).map((layoff) => layoff.card) : []);
   return h(
     "div",
-    { class: `result-hand${knocked ? " knocker" : ""}`, "data-testid": `result-hand-${seat}` },
+    { class: `result-hand${knocked ? " knocker" : ""}`, "data-testid": `result-hand-${seat}`, "data-result-seat": String(seat) },
     h(
       "h3",
       null,
@@ -37,7 +55,7 @@ export function resultHand(result: HandOver, seat: number, name: string): HTMLEl
     h(
       "div",
       { class: "groups" },
-      melds.map((meld) => cardGroup(meld, "meld")),
+      melds.map((meld, index) => (laidOnto(index).length ? meldWithLayoffs(meld, laidOnto(index)) : cardGroup(meld, "meld"))),
       deadwood.filter((card) => !laid.has(card)).length
         ? cardGroup(deadwood.filter((card) => !laid.has(card)), "deadwood")
         : null,
@@ -65,7 +83,7 @@ function layoffList(result: HandOver): HTMLElement | null {
               "li",
               { "aria-label": t("result.layoff", { card: cardName(layoff.card), meld: meld.map((card) => cardName(card)).join(", ") }) },
               cardView(layoff.card, { class: "small" }),
-              h("span", { class: "arrow", "aria-hidden": "true" }, " → "),
+              h("span", { class: "arrow", "aria-hidden": "true" }, direction(getLang()) === "rtl" ? " ← " : " → "),
               h("span", { dir: "ltr", "aria-hidden": "true" }, meld.map(shortName).join(" ")),
             );
           }),

@@ -7,6 +7,7 @@ import { h } from "../dom";
 import { t, tSeat } from "../i18n";
 import type { GameView, RoomView } from "../protocol";
 import type { AppActions } from "./actions";
+import { wideLayout } from "../layout";
 import { routePath } from "../routes";
 import { bdi, cardBack, cardFace, say } from "./common";
 import { renderHand } from "./hand";
@@ -79,8 +80,6 @@ function renderPiles(app: AppActions, game: GameView): HTMLElement {
   const discardMove = drawAction(game, "discard");
   const top = game.discard_pile[game.discard_pile.length - 1];
   const under = game.discard_pile[game.discard_pile.length - 2];
-  const motion = app.motion;
-  const fresh = motion?.discarded && motion.discarded === top ? ` enter-from-${motion.discardedBy}` : "";
   const offer = game.phase === "first_offer" || game.phase === "second_offer";
 
   const stock = h(
@@ -136,7 +135,7 @@ function renderPiles(app: AppActions, game: GameView): HTMLElement {
       },
     },
     under ? h("span", { class: "card under", "aria-hidden": "true" }, cardFace(under)) : null,
-    top ? h("span", { class: `card top${fresh}`, "data-card": top }, cardFace(top)) : h("span", { class: "card empty" }),
+    top ? h("span", { class: "card top", "data-card": top }, cardFace(top)) : h("span", { class: "card empty" }),
   );
 
   return h(
@@ -168,19 +167,12 @@ function renderActions(app: AppActions, game: GameView): HTMLElement | null {
   return buttons.length ? h("div", { class: "actions buttons" }, buttons) : null;
 }
 
+/** The moves of this hand, newest first: a side panel always shown in the wide layout, a
+ * folding panel (as the player leaves it) in the narrow one. */
 function renderHistory(app: AppActions, view: RoomView, game: GameView): HTMLElement {
   const entries = game.history ?? [];
-  return h(
-    "details",
-    {
-      class: "history panel",
-      open: app.historyOpen,
-      "data-testid": "history",
-      ontoggle: (event: Event) => {
-        app.historyOpen = (event.target as HTMLDetailsElement).open;
-      },
-    },
-    h("summary", null, `${t("history.title")} · ${t("table.handNo", { n: game.hand })}`),
+  const title = `${t("history.title")} · ${t("table.handNo", { n: game.hand })}`;
+  const moves =
     entries.length === 0
       ? h("p", { class: "hint" }, t("history.empty"))
       : h(
@@ -194,7 +186,27 @@ function renderHistory(app: AppActions, view: RoomView, game: GameView): HTMLEle
             const spoken = tSeat(`history.${move.kind}`, mine, { name, card: card ? cardName(card) : "" });
             return h("li", { class: move.seat === view.seat ? "mine" : "theirs" }, h("span", { "aria-hidden": "true", dir: "auto" }, text), h("span", { class: "sr-only" }, spoken));
           }),
-        ),
+        );
+  if (wideLayout()) {
+    return h(
+      "section",
+      { class: "history panel", "aria-labelledby": "history-title", "data-testid": "history" },
+      h("h2", { id: "history-title", class: "history-title" }, title),
+      moves,
+    );
+  }
+  return h(
+    "details",
+    {
+      class: "history panel",
+      open: app.historyOpen,
+      "data-testid": "history",
+      ontoggle: (event: Event) => {
+        app.historyOpen = (event.target as HTMLDetailsElement).open;
+      },
+    },
+    h("summary", null, title),
+    moves,
   );
 }
 
@@ -279,11 +291,33 @@ export function renderTable(app: AppActions): HTMLElement {
       : null,
   );
 
+  // the hand result and the match end: a dialog over the table, which stays where it is
+  const overlays: HTMLElement[] = [];
+  if (finished) overlays.push(renderMatchOver(app, view));
+  if (result && !(finished && typeof view.forfeit === "number")) overlays.push(renderResult(app, view, result, pending));
+  const talkAtEnd = finished ? renderTalkControl(app, view, "match-over") : null;
+  if (talkAtEnd) overlays.push(talkAtEnd);
+  const overlay = overlays.length
+    ? h(
+        "div",
+        {
+          class: "overlay",
+          role: "dialog",
+          // over the whole screen on a phone; beside the side panel, still in reach, on desktop
+          "aria-modal": wideLayout() ? undefined : "true",
+          "aria-labelledby": finished ? "match-title" : "result-title",
+          "data-testid": "overlay",
+          "data-overlay": finished ? `match-${view.room}` : `result-${view.room}-${result?.hand ?? 0}`,
+        },
+        h("div", { class: "overlay-panels" }, overlays),
+      )
+    : null;
+
   const table = h(
     "div",
     {
       class: `table${myTurn ? " my-turn" : ""}${over ? " over" : ""}${finished ? " finished" : ""}${seat === null ? " watching" : ""}`,
-      inert: finished ? true : undefined,
+      inert: finished || overlay ? true : undefined,
       "data-testid": "table",
       "data-phase": game.phase,
       "data-turn": game.turn === null ? "" : String(game.turn),
@@ -306,42 +340,41 @@ export function renderTable(app: AppActions): HTMLElement {
       ),
     ),
     seat === null ? renderOpponent(app, view, game, me, "bottom") : renderHand(app, view, game),
-    renderHistory(app, view, game),
   );
-  const overlays: HTMLElement[] = [];
-  if (result && !(finished && typeof view.forfeit === "number")) overlays.push(renderResult(app, view, result, pending));
-  if (finished) overlays.push(renderMatchOver(app, view));
-  const talkAtEnd = finished ? renderTalkControl(app, view, "match-over") : null;
-  if (talkAtEnd) overlays.push(talkAtEnd);
   const watching =
     seat === null
       ? h("p", { class: "watching-banner", "data-testid": "watching" }, say("table.watching", { a: bdi(app.seatName(view, 0)), b: bdi(app.seatName(view, 1)) }))
       : null;
   return h(
     "div",
-    { class: "table-page" },
+    { class: `table-page ${wideLayout() ? "wide" : "narrow"}` },
     watching,
-    overlays.length ? h("div", { class: "overlay" }, overlays) : null,
     seat !== null && !finished ? renderAwayChoice(app, view, 1 - seat) : null,
+    overlay,
     table,
-    renderRoomRules(view, game),
-    renderScoreSheet(app, view, game),
     h(
-      "p",
-      { class: "leave-row" },
-      seat !== null && view.watch_token ? renderWatchLink(app, view.room, view.watch_token) : null,
-      !finished && seat !== null
-        ? h(
-            "button",
-            {
-              class: "link",
-              "data-key": "leave",
-              "data-testid": "leave",
-              onclick: () => void app.leave(),
-            },
-            t("table.leave"),
-          )
-        : null,
+      "aside",
+      { class: "side", "aria-label": t("layout.side") },
+      renderHistory(app, view, game),
+      renderScoreSheet(app, view, game),
+      renderRoomRules(view, game),
+      h(
+        "p",
+        { class: "leave-row" },
+        seat !== null && view.watch_token ? renderWatchLink(app, view.room, view.watch_token) : null,
+        !finished && seat !== null
+          ? h(
+              "button",
+              {
+                class: "link",
+                "data-key": "leave",
+                "data-testid": "leave",
+                onclick: () => void app.leave(),
+              },
+              t("table.leave"),
+            )
+          : null,
+      ),
     ),
   );
 }
