@@ -360,18 +360,19 @@ def test_motion_follows_the_setting_and_prefers_reduced_motion(
     gin_server: ServerProcess, make_page: MakePage
 ) -> None:
     moving = """() => {
-        const card = document.createElement('span');
-        card.className = 'card enter-from-stock';
-        document.body.append(card);
-        const name = getComputedStyle(card).animationName;
-        card.remove();
+        const thinking = document.createElement('span');
+        thinking.className = 'thinking';
+        thinking.innerHTML = '<span class="dots"><i></i></span>';
+        document.body.append(thinking);
+        const name = getComputedStyle(thinking.querySelector('i')).animationName;
+        thinking.remove();
         return name;
     }"""
     page = make_page(reduced_motion="no-preference")
     page.goto(gin_server.http_url + "/")
     online(page)
     assert html_attributes(page)["motion"] == "full"
-    assert page.evaluate(moving) == "from-stock"
+    assert page.evaluate(moving) == "blink"
     open_settings(page)
     page.get_by_test_id("setting-motion").check()
     assert html_attributes(page)["motion"] == "reduced"
