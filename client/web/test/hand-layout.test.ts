@@ -4,20 +4,8 @@
 import { describe, expect, it } from "vitest";
 import { byRank, bySuit, HandLayout, moveTo, ownOrder } from "../src/hand-layout";
 import type { GameView, RoomView } from "../src/protocol";
-import { Persist, type KeyValue } from "../src/storage";
-
-class MemoryStorage implements KeyValue {
-  readonly items = new Map<string, string>();
-  getItem(key: string): string | null {
-    return this.items.get(key) ?? null;
-  }
-  setItem(key: string, value: string): void {
-    this.items.set(key, value);
-  }
-  removeItem(key: string): void {
-    this.items.delete(key);
-  }
-}
+import { Persist } from "../src/storage";
+import { MemoryStorage } from "./memory-storage";
 
 function view(cards: string[], extra: Partial<GameView> = {}, hand = 1, room = "r1"): RoomView {
   const game = { hand, phase: "draw", turn: 0, cards, melds: [], deadwood: cards, legal_actions: [], ...extra } as unknown as GameView;

@@ -2,20 +2,8 @@ import { describe, expect, it } from "vitest";
 import { setLang } from "../src/i18n";
 import { aiName, displayName, isDefaultName, keptName, nameFromParts, seatName } from "../src/names";
 import { parseRoute, routePath } from "../src/routes";
-import { Persist, type KeyValue } from "../src/storage";
-
-class MemoryStore implements KeyValue {
-  readonly data = new Map<string, string>();
-  getItem(key: string): string | null {
-    return this.data.get(key) ?? null;
-  }
-  setItem(key: string, value: string): void {
-    this.data.set(key, value);
-  }
-  removeItem(key: string): void {
-    this.data.delete(key);
-  }
-}
+import { Persist } from "../src/storage";
+import { MemoryStorage } from "./memory-storage";
 
 describe("names the server makes", () => {
   it("draws a default name and an AI seat in the page's language", () => {
@@ -77,7 +65,7 @@ describe("a whole match's replay address", () => {
 
 describe("this browser's matches and hands", () => {
   it("keeps each match once, with when it was first seen, and forgets it", () => {
-    const persist = new Persist(new MemoryStore());
+    const persist = new Persist(new MemoryStorage());
     persist.keepMatch({ room: "a", mode: "quick", opponent: "Ada", opponentAi: null, since: 1 });
     persist.keepMatch({ room: "b", mode: "ai", opponent: "AI (easy)", opponentAi: "easy", since: 2 });
     persist.keepMatch({ room: "a", mode: "quick", opponent: "Ada", opponentAi: null, since: 3 });
@@ -87,7 +75,7 @@ describe("this browser's matches and hands", () => {
   });
 
   it("keeps each finished hand once", () => {
-    const persist = new Persist(new MemoryStore());
+    const persist = new Persist(new MemoryStorage());
     const hand = { id: "a-1", room: "a", hand: 1, players: ["Ada", "Bea"], ai: [null, null], kind: "knock", winner: 0, points: 7, at: 5 };
     persist.keepHand(hand);
     persist.keepHand({ ...hand, at: 6 });

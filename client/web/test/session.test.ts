@@ -6,20 +6,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { decodeAny, encodeMessage, type Fields, type RoomView } from "../src/protocol";
 import { RoomTracker } from "../src/room-state";
 import { ConnectionLost, RequestError, Session, backoffDelay, type SocketLike } from "../src/session";
-import { Persist, type KeyValue } from "../src/storage";
-
-class MemoryStore implements KeyValue {
-  data = new Map<string, string>();
-  getItem(key: string): string | null {
-    return this.data.get(key) ?? null;
-  }
-  setItem(key: string, value: string): void {
-    this.data.set(key, value);
-  }
-  removeItem(key: string): void {
-    this.data.delete(key);
-  }
-}
+import { Persist } from "../src/storage";
+import { MemoryStorage } from "./memory-storage";
 
 class FakeSocket implements SocketLike {
   binaryType = "blob";
@@ -74,7 +62,7 @@ function roomView(seq: number): RoomView {
 }
 
 let sockets: FakeSocket[];
-let store: MemoryStore;
+let store: MemoryStorage;
 let persist: Persist;
 
 function makeSession(): Session {
@@ -107,7 +95,7 @@ async function flush(): Promise<void> {
 beforeEach(() => {
   vi.useFakeTimers();
   sockets = [];
-  store = new MemoryStore();
+  store = new MemoryStorage();
   persist = new Persist(store);
 });
 

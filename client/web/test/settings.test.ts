@@ -6,20 +6,8 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { PageSettings } from "../src/page-settings";
 import { DEFAULT_SETTINGS, pageAttributes, parseSettings, parseStoredSettings, storedForm, type Device, type PageAttributes } from "../src/settings";
-import { Persist, type KeyValue } from "../src/storage";
-
-class MemoryStore implements KeyValue {
-  data = new Map<string, string>();
-  getItem(key: string): string | null {
-    return this.data.get(key) ?? null;
-  }
-  setItem(key: string, value: string): void {
-    this.data.set(key, value);
-  }
-  removeItem(key: string): void {
-    this.data.delete(key);
-  }
-}
+import { Persist } from "../src/storage";
+import { MemoryStorage } from "./memory-storage";
 
 const LIGHT: Device = { dark: false, reducedMotion: false };
 
@@ -45,7 +33,7 @@ describe("settings read back", () => {
   });
 
   it("survive a reload through storage.ts, and a tampered value falls back", () => {
-    const store = new MemoryStore();
+    const store = new MemoryStorage();
     new Persist(store).settings = { ...DEFAULT_SETTINGS, sound: true, cardSize: "small" };
     expect(JSON.parse(store.getItem("gin.settings") ?? "")).toEqual({ sound: true, cardSize: "small" });
     expect(new Persist(store).settings).toEqual({ ...DEFAULT_SETTINGS, sound: true, cardSize: "small" });
@@ -130,7 +118,7 @@ describe("PageSettings", () => {
   }
 
   it("applies at start, follows the device until the player chooses, and remembers the choice", () => {
-    const store = new MemoryStore();
+    const store = new MemoryStorage();
     const device = new Device();
     const root = { dataset: {} as Record<string, string> } as unknown as HTMLElement;
     const settings = new PageSettings(new Persist(store), root, device.query as never);

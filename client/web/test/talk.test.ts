@@ -6,27 +6,15 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { DICTIONARIES, LANGS } from "../src/i18n";
 import { en } from "../src/i18n/en";
-import { Persist, type KeyValue } from "../src/storage";
+import { Persist } from "../src/storage";
 import { EMOTES, PHRASES, Talk, isEmote, isQuickMessage } from "../src/talk";
+import { MemoryStorage } from "./memory-storage";
 
 const TALK_PY = readFileSync(join(__dirname, "..", "..", "..", "protocol", "talk.py"), "utf8");
 
 function pythonTuple(name: string): string[] {
   const body = new RegExp(`^${name}: Final = \\(([^)]*)\\)`, "m").exec(TALK_PY)?.[1] ?? "";
   return [...body.matchAll(/"(\w+)"/g)].map((match) => match[1]);
-}
-
-class MemoryStore implements KeyValue {
-  readonly items = new Map<string, string>();
-  getItem(key: string): string | null {
-    return this.items.get(key) ?? null;
-  }
-  setItem(key: string, value: string): void {
-    this.items.set(key, value);
-  }
-  removeItem(key: string): void {
-    this.items.delete(key);
-  }
 }
 
 describe("the quick messages", () => {
@@ -56,7 +44,7 @@ describe("Talk", () => {
 
   it("shows a bubble for a few seconds, anew when the same phrase comes again", () => {
     const changed = vi.fn();
-    const talk = new Talk(new Persist(new MemoryStore()), changed, 4000);
+    const talk = new Talk(new Persist(new MemoryStorage()), changed, 4000);
     expect(talk.show(1, "good_luck")).toBe(true);
     const first = talk.bubble(1);
     expect(first?.phrase).toBe("good_luck");
@@ -71,7 +59,7 @@ describe("Talk", () => {
   });
 
   it("ignores an id it does not know and forgets every bubble for another room", () => {
-    const talk = new Talk(new Persist(new MemoryStore()), () => undefined);
+    const talk = new Talk(new Persist(new MemoryStorage()), () => undefined);
     expect(talk.show(0, "<b>free text</b>")).toBe(false);
     expect(talk.bubble(0)).toBeNull();
     talk.show(0, "heart");
@@ -82,7 +70,7 @@ describe("Talk", () => {
   });
 
   it("remembers the mute in the browser and hides what is shown", () => {
-    const store = new MemoryStore();
+    const store = new MemoryStorage();
     const talk = new Talk(new Persist(store), () => undefined);
     talk.show(1, "oops");
     talk.setMuted(true);
