@@ -197,6 +197,9 @@ async def test_an_oversized_frame_is_refused_with_the_limit(gin_server: ServerPr
         assert answer.detail is not None, answer
         assert answer.detail.get("max_size") == codec.MAX_CLIENT_FRAME, answer
         await session.ping()
-        assert (await session.request("set_name", name="Small")).result == {"name": "Small"}
+        assert (await session.request("set_name", name="Small")).result == {
+            "name": "Small",
+            "name_id": None,
+        }
     finally:
         await session.close()
