@@ -349,3 +349,49 @@ def test_moves_deal_and_reveal_are_animated_without_waiting_for_them(
         page.screenshot(path=str(SCREENSHOTS / "table-desktop-en-deal.png"))
         animations = set(page.evaluate("window.__animations"))
         assert {"motion-reveal", "motion-knock", "motion-deal"} <= animations, animations
+
+
+#: Where, left to right, the opponent's name and the card of their latest discard are drawn
+#: in the moves' text.
+NAME_AND_CARD_X = """(name) => {
+    for (const item of document.querySelectorAll("[data-testid=history] li.theirs")) {
+        const span = item.querySelector("span[aria-hidden=true]");
+        const text = span.firstChild;
+        const at = text.data.indexOf(name);
+        const card = text.data.search(/(10|[2-9AJQK])[♣♦♥♠]/);
+        if (at < 0 || card < 0) continue;
+        const x = (start, length) => {
+            const range = document.createRange();
+            range.setStart(text, start);
+            range.setEnd(text, start + length);
+            return range.getBoundingClientRect().x;
+        };
+        return { text: text.data, name: x(at, name.length), card: x(card, 1) };
+    }
+    return null;
+}"""
+
+
+def test_a_move_reads_in_the_page_direction_with_its_name_and_card_in_place(
+    gin_server: ServerProcess, new_page: NewPage
+) -> None:
+    with bots_in_a_room(gin_server, guest=False, rules=m.Rules(target=500)) as scene:
+        page = new_page(width=DESKTOP["width"], height=DESKTOP["height"])
+        join(page, gin_server, scene.invite)
+        found = None
+        for _ in range(20):
+            my_draw_or_discard(page, "draw")
+            found = page.evaluate(NAME_AND_CARD_X, "Ada")
+            if found:
+                break
+            before = table_state(page)
+            take_turn(page)
+            wait_for_change(page, before)
+        assert found, "Ada never discarded"
+        # "Ada discarded 7♥": the name first, on the left
+        assert found["name"] < found["card"], found
+        page.locator("#lang").select_option("ar")
+        expect(page.locator("html")).to_have_attribute("dir", "rtl")
+        # "Ada رمى 7♥" read right to left: the name first, on the right
+        found = page.evaluate(NAME_AND_CARD_X, "Ada")
+        assert found and found["name"] > found["card"], found

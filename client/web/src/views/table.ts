@@ -184,7 +184,7 @@ function renderHistory(app: AppActions, view: RoomView, game: GameView): HTMLEle
             const mine = move.seat === view.seat;
             const text = tSeat(`history.${move.kind}`, mine, { name: `\u2068${name}\u2069`, card: card ? `\u2066${shortName(card)}\u2069` : "" });
             const spoken = tSeat(`history.${move.kind}`, mine, { name, card: card ? cardName(card) : "" });
-            return h("li", { class: move.seat === view.seat ? "mine" : "theirs" }, h("span", { "aria-hidden": "true", dir: "auto" }, text), h("span", { class: "sr-only" }, spoken));
+            return h("li", { class: move.seat === view.seat ? "mine" : "theirs" }, h("span", { "aria-hidden": "true" }, text), h("span", { class: "sr-only" }, spoken));
           }),
         );
   if (wideLayout()) {
