@@ -9,12 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import re
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from client.session import Session
 from tests.deploy.compose import environment, load_compose, resolve
@@ -57,7 +54,6 @@ def test_six_cluster_nodes_keep_an_append_only_file_each_and_only_in_their_profi
     assert "profiles" not in services["redis"]  # today's single Redis stays the default
 
 
-@pytest.mark.skipif(shutil.which("redis-cli") is None, reason="needs redis-cli")
 async def test_the_profile_runs_as_local_processes(tmp_path: Path) -> None:
     services = _services()
     nodes: dict[str, RedisServer] = {}
