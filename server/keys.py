@@ -46,6 +46,9 @@ key                        group             type        holds
 ``rooms:live``             own               sorted set  public rooms in play, scored by when a
                                                          process that follows them last saw them
                                                          (ms): the lobby's "Live now"
+``rooms:watched``          own               sorted set  rooms with spectators on some process,
+                                                         scored by when the latest of those counts
+                                                         lapses (ms): whose ``watchers`` to read
 ``hand:ID``                own               hash        ``room``, ``finished``, ``blob``,
                                                          ``public``; with a TTL
 ``hands:recent``           own               sorted set  hand ids of public rooms, scored by finish
@@ -126,6 +129,7 @@ __all__ = [
     "room_watchers",
     "rooms_active",
     "rooms_live",
+    "rooms_watched",
     "stat_field",
     "stat_name",
 ]
@@ -254,6 +258,12 @@ def room_watchers(room_id: str) -> str:
 def rooms_live() -> str:
     """Sorted set: public rooms in play, scored by when they were last seen in play (ms)."""
     return "rooms:live"
+
+
+def rooms_watched() -> str:
+    """Sorted set: rooms that some process counts spectators of, scored by when the latest
+    of those counts lapses (ms)."""
+    return "rooms:watched"
 
 
 def rooms_active() -> str:

@@ -3,9 +3,12 @@ every server process for its own spectators (``{room:ID}:watchers``).
 
 A process writes its own count of a room as ``COUNT:UNTIL`` (unix ms) in the room's hash
 and renews it while it has spectators there; a count past its ``UNTIL`` is not counted, so
-the spectators of a process that died vanish from the total within one renewal period. Each
-room's hash is in the room's slot group, ``rooms:live`` in a group of its own: every command
-touches one key, and no step spans groups.
+the spectators of a process that died vanish from the total within one renewal period. The
+same renewal scores the room in ``rooms:watched`` with that ``UNTIL``: a process reads the
+hashes of only the rooms it follows that are scored there (one ``ZMSCORE`` for all of them),
+not one hash per followed room. Each room's hash is in the room's slot group,
+``rooms:live`` and ``rooms:watched`` in groups of their own: every command touches one key,
+and no step spans groups.
 """
 
 from __future__ import annotations
@@ -52,13 +55,22 @@ class LiveOps(StoreBase):
         a count of 0 takes the process's entry out."""
         keys.check_id(process_id, "process id")
         check_positive(ttl_ms, "ttl_ms")
-        until = int(time.time() * 1000) + ttl_ms
+        now = int(time.time() * 1000)
+        until = now + ttl_ms
         await asyncio.gather(
             *(
                 self._set_watchers(keys.room_watchers(room_id), process_id, count, until, ttl_ms)
                 for room_id, count in counts.items()
             )
         )
+        watched: list[str | int] = []
+        for room_id, count in counts.items():
+            if count > 0:
+                watched += (until, room_id)
+        index = keys.rooms_watched()
+        if watched:
+            await self._fast("ZADD", index, "GT", *watched)
+        await self._fast("ZREMRANGEBYSCORE", index, "-inf", f"({now}")
 
     async def _set_watchers(
         self, key: str, process_id: str, count: int, until: int, ttl_ms: int
@@ -73,11 +85,23 @@ class LiveOps(StoreBase):
     async def watcher_counts(self, room_ids: Iterable[str]) -> dict[str, int]:
         """How many spectators follow each room, over every process whose count is current."""
         ids = list(dict.fromkeys(room_ids))
+        if not ids:
+            return {}
         now = int(time.time() * 1000)
+        lapses = await self._fast("ZMSCORE", keys.rooms_watched(), *ids)
+        watched = [
+            room_id
+            for room_id, lapse in zip(ids, lapses, strict=True)
+            if lapse is not None and float(lapse) > now
+        ]
         replies = await asyncio.gather(
-            *(self._fast("HGETALL", keys.room_watchers(room_id)) for room_id in ids)
+            *(self._fast("HGETALL", keys.room_watchers(room_id)) for room_id in watched)
         )
-        return {room_id: _total(reply, now) for room_id, reply in zip(ids, replies, strict=True)}
+        totals = dict.fromkeys(ids, 0)
+        totals.update(
+            (room_id, _total(reply, now)) for room_id, reply in zip(watched, replies, strict=True)
+        )
+        return totals
 
 
 def _total(reply: object, now_ms: int) -> int:
