@@ -60,6 +60,11 @@ class AiSeatKeeper:
             seats = self.played_here()
         return await self._store.renew_ai_leases(seats, self._ms_from_now(self.lease_seconds))
 
+    async def abandoned(self, room_id: str, seat: int) -> None:
+        """A worker stopped playing the seat without leaving the room: its lease ends now, so
+        the next ``reclaim`` asks for another player (none when the match is over)."""
+        await self._store.renew_ai_leases({(room_id, seat)}, self._ms_from_now(0))
+
     async def reclaim(self, batch: int = 100) -> int:
         """Ask again for the seats whose lease ran out; returns how many were asked for."""
         now = self._ms_from_now(0)

@@ -308,14 +308,18 @@ class Rooms:
 
     async def unfollow(self, conn: Connection, message: m.Unfollow) -> Reply:
         """The connection stops following the room. A person's seat there that no other
-        connection of theirs follows is away (as if they had gone), until they resume it."""
+        connection of theirs follows is away (as if they had gone), until they resume it; an
+        AI seat a worker stops following frees its capacity and is asked for again."""
         subscription = conn.rooms.get(message.room)
         await self._hub.unfollow(conn, message.room)
         if subscription is None:
             return Reply({"room": message.room})
         if subscription.seat is None:
             await self._count_watchers(message.room)
-        elif not conn.is_worker:
+        elif conn.is_worker:
+            self._dispatcher.seat_released(conn, message.room, subscription.seat)
+            await self._ai_seats.abandoned(message.room, subscription.seat)
+        else:
             await self._mark_seat_away(conn, message.room, subscription.seat)
         return Reply({"room": message.room})
 

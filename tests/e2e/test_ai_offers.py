@@ -216,3 +216,26 @@ async def test_a_seat_taken_on_a_workers_second_connection_settles_its_request(
         await person.close()
         await worker.close()
         await second.close()
+
+
+async def test_a_seat_a_worker_stops_following_is_asked_for_again_and_frees_its_capacity(
+    server_factory: ServerFactory,
+) -> None:
+    """A capacity-1 worker plays a room's AI seat and sends ``unfollow`` for it: the seat is
+    offered again (here, to the same worker, whose capacity is free again). Before, the
+    worker's capacity stayed taken for as long as it was connected, and nobody played."""
+    server = server_factory(env={**FAST_CLIENT_ENV, "GIN_AI_LEASE_SECONDS": "3"})
+    person = await Session.connect(server.ws_url, name="Ada")
+    worker = await _worker(server.ws_url)
+    try:
+        await worker.request("ai_subscribe", capacity=1)
+        room = (await person.request("create_room", mode="ai", level="easy")).result["room"]
+        assert (await _first_offer(worker, 15)).room == room
+        await worker.request("join_room", room=room, seat=1)
+        await worker.request("unfollow", room=room)
+        offer = await _first_offer(worker, 20)
+        assert (offer.room, offer.seat) == (room, 1)
+        await worker.request("join_room", room=room, seat=1)
+    finally:
+        await person.close()
+        await worker.close()
