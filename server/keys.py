@@ -31,6 +31,9 @@ key                        group             type        holds
 ``player-rooms:ID``        own               hash        the player's unfinished rooms: room id ->
                                                          ``ai`` or ``people`` (see
                                                          ``server.limits``)
+``created-rooms:ID``       own               hash        the player's ``create_room`` request ids ->
+                                                         the room each made (a retry gets the same
+                                                         room); with a TTL
 ``new-players:ADDR``       own               string      players created from one client address
                                                          (a digest) this minute, with a TTL
 ``invite:CODE``            own               string      room id, with a TTL
@@ -113,6 +116,7 @@ __all__ = [
     "invite",
     "new_players",
     "player",
+    "player_created_rooms",
     "player_hands",
     "player_rooms",
     "quickmatch_queue",
@@ -282,6 +286,11 @@ def player(player_id: str) -> str:
 def player_rooms(player_id: str) -> str:
     """``player-rooms:ID``: the player's unfinished rooms, room id -> ``ai`` / ``people``."""
     return "player-rooms:" + check_id(player_id, "player id")
+
+
+def player_created_rooms(player_id: str) -> str:
+    """``created-rooms:ID``: the player's ``create_room`` request ids -> the room each made."""
+    return "created-rooms:" + check_id(player_id, "player id")
 
 
 def new_players(address_digest: str) -> str:

@@ -48,6 +48,8 @@ INVITE_LENGTH = 8
 INVITE_TTL_SECONDS = 7 * 24 * 3600
 #: Level of the AI that stands in for a person who stays away past the grace period.
 STAND_IN_LEVEL = "normal"
+#: How long a ``create_room`` sent again with its id gets the room the first one made.
+CREATE_RETRY_SECONDS = 600
 #: Refusals of a worker's ``join_room`` that mean the offered seat needs no AI player.
 SEAT_NEEDS_NO_AI = frozenset({ErrorCode.NOT_FOUND, ErrorCode.NOT_A_PLAYER})
 
@@ -89,7 +91,12 @@ class Rooms:
         turn_seconds = message.turn_seconds
         if turn_seconds is None:
             turn_seconds = 0 if message.mode == "ai" else self._settings.default_turn_seconds
-        room_id = new_room_id()
+        room_id = await self._store.room_for_request(
+            conn.player_id, str(message.id), new_room_id(), CREATE_RETRY_SECONDS
+        )
+        made_before = await self._store.load_room(room_id)
+        if made_before is not None:  # a retry of a request that made its room
+            return await self._created_before(conn, message, decode_room(made_before[1]))
         claim = await self._limits.claim_room(conn, room_id, ai=message.mode == "ai")
         invite = new_invite_code() if message.mode == "private" else None
         public = bool(message.public)
@@ -120,6 +127,27 @@ class Rooms:
             result["invite"] = invite
         if watch_token is not None:
             result["watch_token"] = watch_token
+        return Reply(result, then=history)
+
+    async def _created_before(self, conn: Connection, message: m.CreateRoom, room: Room) -> Reply:
+        """``create_room`` sent again (its answer was a retryable store error) after its room
+        was made: the steps after the room's creation are done again (each is idempotent),
+        and the answer is the first one's. Once the room is over, the request is spent."""
+        if room.seat_of(conn.player_id or "") != 0 or room.status == "finished":
+            raise RequestFailed(
+                ErrorCode.DUPLICATE_REQUEST, f"request {message.id!r} was already applied"
+            )
+        if room.invite is not None:
+            await self._store.put_invite(room.invite, room.id, INVITE_TTL_SECONDS)
+        ai_seat = room.seats[1]
+        if ai_seat.ai is not None and ai_seat.ai_player is None:
+            await self._ai_seats.request(room.id, 1, ai_seat.ai)
+        history = await self._follow_from_start(conn, room.id, 0)
+        result: dict[str, Any] = {"room": room.id, "seat": 0}
+        if room.invite is not None:
+            result["invite"] = room.invite
+        if room.watch_token is not None:
+            result["watch_token"] = room.watch_token
         return Reply(result, then=history)
 
     async def join_room(

@@ -106,6 +106,22 @@ class RoomOps(StoreBase):
         await self._redis.zadd(keys.rooms_active(), {room_id: int(time.time() * 1000)}, nx=True)
         return True
 
+    async def room_for_request(
+        self, player_id: str, request_id: str, candidate: str, ttl_seconds: float
+    ) -> str:
+        """The room id the player's ``create_room`` request ``request_id`` makes: ``candidate``
+        the first time, the id it got before when the request is sent again (within
+        ``ttl_seconds`` of the player's last creation)."""
+        key = keys.player_created_rooms(player_id)
+        check_positive(ttl_seconds, "ttl_seconds")
+        field = _check_request_key(request_id)
+        _, room_id, _ = await self._together(
+            ("HSETNX", key, field, keys.check_id(candidate, "room id")),
+            ("HGET", key, field),
+            ("PEXPIRE", key, int(ttl_seconds * 1000)),
+        )
+        return as_text(room_id)
+
     async def load_room(self, room_id: str) -> tuple[int, bytes] | None:
         """The room's version and blob, read atomically (one MGET), or None if there is none."""
         room_keys = keys.room_keys(room_id)

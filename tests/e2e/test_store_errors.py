@@ -1,12 +1,15 @@
 """The store's retryable errors, end to end on one Redis: a commit that no replica confirmed
 in time (``GIN_REDIS_WAIT_REPLICAS``, its replica frozen) is answered ``not_replicated``, and a
 request while Redis is down is answered ``store_unavailable``, not ``internal``; the same
-request sent again (same id, same ``seq``) is applied exactly once."""
+request sent again (same id, same ``seq``) is applied exactly once, and a ``create_room`` sent
+again makes no second room."""
 
 from __future__ import annotations
 
 import redis
 
+from client.session import Session
+from server import keys
 from server.store import Store
 from tests.e2e.helpers import close_all, expect_error, private_match
 from tests.e2e.retries import assert_applied_once, next_move
@@ -62,6 +65,41 @@ async def test_a_commit_no_replica_confirmed_is_not_replicated_and_its_retry_app
         finally:
             await store.close()
             await close_all(a, b)
+
+
+async def test_a_create_room_no_replica_confirmed_sent_again_makes_one_room(
+    private_redis: RedisServer, server_factory: ServerFactory
+) -> None:
+    with redis.Redis.from_url(private_redis.url) as client:
+        client.config_set("repl-diskless-sync-delay", 0)
+    with RedisServer(extra_args=("--replicaof", "127.0.0.1", str(private_redis.port))) as replica:
+        _in_sync(private_redis)
+        server = server_factory(redis=private_redis.url, env=WAIT_ENV)
+        host = await Session.connect(server.ws_url, name="Ada")
+        guest = await Session.connect(server.ws_url, name="Grace")
+        try:
+            create = host.message("create_room", mode="private")
+            replica.pause()
+            try:
+                await expect_error("not_replicated", host.request(create))
+            finally:
+                replica.resume()
+            _in_sync(private_redis)
+            # the room stands on the master: the same request again is answered with it
+            ack = await host.request(create)
+            assert ack.result["seat"] == 0 and ack.result["invite"]
+            with redis.Redis.from_url(private_redis.url) as client:
+                assert client.zcard(keys.rooms_active()) == 1
+                assert client.hkeys(keys.player_rooms(host.player_id or "")) == [
+                    ack.result["room"].encode()
+                ]
+            joined = await guest.request("join_room", invite=ack.result["invite"])
+            assert joined.result["room"] == ack.result["room"]
+            # a new request (a new id) makes a new room, as ever
+            other = await host.request("create_room", mode="private")
+            assert other.result["room"] != ack.result["room"]
+        finally:
+            await close_all(host, guest)
 
 
 async def test_a_request_while_redis_is_down_is_store_unavailable_and_its_retry_applies_once(

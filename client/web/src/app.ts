@@ -444,7 +444,7 @@ export class App implements AppActions {
   async createRoom(mode: "ai" | "private", level?: string, options: RoomOptions = {}): Promise<void> {
     if (!(await this.mayStartAnother())) return;
     try {
-      const result = await this.session.request("create_room", { mode, level, ...options });
+      const result = await this.session.createRoom({ mode, level, ...options });
       const room = String(result.room);
       this.followRoom(room, false);
       this.navigate({ name: "room", id: room });

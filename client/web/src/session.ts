@@ -86,7 +86,8 @@ interface Pending {
 
 const RETRY_BYE = new Set(["idle_timeout", "going_away", "internal"]);
 /** The store could not say whether a request was applied: send it again, same id (the
- * server answers a retry of an applied `act` with `duplicate_request`). */
+ * server answers a retry of an applied `act` with `duplicate_request`, and one of an applied
+ * `create_room` with the room it made). */
 const RETRY_SAME_ID = new Set(["not_replicated", "store_unavailable"]);
 const SAME_ID_RETRIES = 5;
 const OPEN = 1;
@@ -501,18 +502,25 @@ export class Session {
     if (!tracker) return Promise.reject(new RequestError("not_a_player", "no room"));
     const fields: Record<string, unknown> = { kind: action.kind };
     if (action.card) fields.card = action.card;
-    return this.retrySameId("act", { room: tracker.room, seq: tracker.lastSeq, action: fields });
+    return this.retrySameId("act", { room: tracker.room, seq: tracker.lastSeq, action: fields }, true);
   }
 
-  /** A request sent again with its id while the answer is a retryable store error. */
-  private async retrySameId(t: string, fields: Fields): Promise<Record<string, unknown>> {
+  /** Open a room (`create_room`); sent again, same id, while the store cannot say whether it
+   * was made, so that a retry never makes a second room. */
+  createRoom(fields: Fields): Promise<Record<string, unknown>> {
+    return this.retrySameId("create_room", fields, false);
+  }
+
+  /** A request sent again with its id while the answer is a retryable store error;
+   * `duplicateIsDone`: a `duplicate_request` answer to a retry means the first one stood. */
+  private async retrySameId(t: string, fields: Fields, duplicateIsDone: boolean): Promise<Record<string, unknown>> {
     await this.ready();
     const id = this.nextId();
     for (let attempt = 0; ; attempt += 1) {
       try {
         return await this.raw(t, fields, id);
       } catch (error) {
-        if (attempt > 0 && error instanceof RequestError && error.code === "duplicate_request") {
+        if (duplicateIsDone && attempt > 0 && error instanceof RequestError && error.code === "duplicate_request") {
           void this.resume(); // an earlier attempt was applied: its update is ours to have
           return {};
         }

@@ -241,6 +241,38 @@ describe("Session", () => {
     expect(socket.last("resume")).toMatchObject({ room: "r1", last_seq: 1 });
   });
 
+  it("sends a create_room again with the same id after a retryable store error", async () => {
+    const session = makeSession();
+    session.start();
+    const socket = connect();
+    await flush();
+    const creating = session.createRoom({ mode: "private" });
+    await flush();
+    const first = socket.last("create_room");
+    expect(first).toEqual({ t: "create_room", id: first.id, mode: "private" });
+    socket.receive("error", { id: first.id, code: "not_replicated", message: "m", detail: { retry_ms: 500 } });
+    await vi.advanceTimersByTimeAsync(500);
+    const second = socket.last("create_room");
+    expect(second).toEqual(first);
+    socket.receive("ack", { id: second.id, result: { room: "r7", seat: 0, invite: "ABCD2345" } });
+    await expect(creating).resolves.toEqual({ room: "r7", seat: 0, invite: "ABCD2345" });
+    expect(socket.sent.filter((message) => message.t === "create_room")).toHaveLength(2);
+  });
+
+  it("takes a duplicate_request answer to a create_room sent again as the error it is", async () => {
+    const session = makeSession();
+    session.start();
+    const socket = connect();
+    await flush();
+    const creating = session.createRoom({ mode: "ai", level: "easy" });
+    await flush();
+    const first = socket.last("create_room");
+    socket.receive("error", { id: first.id, code: "store_unavailable", message: "m", detail: { retry_ms: 500 } });
+    await vi.advanceTimersByTimeAsync(500);
+    socket.receive("error", { id: socket.last("create_room").id, code: "duplicate_request", message: "m" });
+    await expect(creating).rejects.toMatchObject({ code: "duplicate_request" });
+  });
+
   it("does not send an act again after other errors", async () => {
     const session = makeSession();
     session.start();

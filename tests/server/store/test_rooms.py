@@ -38,6 +38,17 @@ async def test_create_room_clears_leftovers_of_an_old_room(store: Store, raw: Re
     assert await store.changes_since("r1", -1) == [(0, b"c0")]
 
 
+async def test_a_create_request_sent_again_gets_the_room_id_it_got_first(
+    store: Store, raw: Redis
+) -> None:
+    first = await store.room_for_request("p1", "page-7", "rA", 600)
+    assert first == "rA"
+    assert await store.room_for_request("p1", "page-7", "rB", 600) == "rA"  # the retry
+    assert await store.room_for_request("p1", "page-8", "rC", 600) == "rC"  # a new request
+    assert await store.room_for_request("p2", "page-7", "rD", 600) == "rD"  # another player's
+    assert 0 < await raw.pttl(keys.player_created_rooms("p1")) <= 600_000
+
+
 async def test_load_missing_room(store: Store) -> None:
     assert await store.load_room("nope") is None
     assert await store.room_version("nope") is None
