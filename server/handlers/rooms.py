@@ -92,7 +92,7 @@ class Rooms:
         if turn_seconds is None:
             turn_seconds = 0 if message.mode == "ai" else self._settings.default_turn_seconds
         room_id = await self._store.room_for_request(
-            conn.player_id, str(message.id), new_room_id(), CREATE_RETRY_SECONDS
+            conn.player_id, repr(message.id), new_room_id(), CREATE_RETRY_SECONDS
         )
         made_before = await self._store.load_room(room_id)
         if made_before is not None:  # a retry of a request that made its room
