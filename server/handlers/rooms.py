@@ -92,7 +92,7 @@ class Rooms:
         if turn_seconds is None:
             turn_seconds = 0 if message.mode == "ai" else self._settings.default_turn_seconds
         room_id = await self._store.room_for_request(
-            conn.player_id, repr(message.id), new_room_id(), CREATE_RETRY_SECONDS
+            conn.player_id, _request_field(message.id), new_room_id(), CREATE_RETRY_SECONDS
         )
         made_before = await self._store.load_room(room_id)
         if made_before is not None:  # a retry of a request that made its room
@@ -465,6 +465,12 @@ class Rooms:
             await self._hub.catch_up(conn, subscription)
 
         return send_history
+
+
+def _request_field(request_id: m.RequestId) -> str:
+    """A request id as kept in Redis: an integer apart from the same digits as a string."""
+    kind = "i" if isinstance(request_id, int) else "s"
+    return f"{kind}:{request_id}"
 
 
 def _own_seat(room: Room, player_id: str) -> int:

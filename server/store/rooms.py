@@ -12,7 +12,9 @@ from server import keys
 from server.store._base import StoreBase, as_bytes, as_text, check_blob, check_positive
 from server.store.slots import Command
 
-REQUEST_KEY_MAX_BYTES = 200
+#: A player id (at most 64 bytes) and a request id (64 characters: at most 256 UTF-8 bytes),
+#: with room to spare.
+REQUEST_KEY_MAX_BYTES = 512
 
 
 class CommitStatus(StrEnum):

@@ -203,3 +203,22 @@ async def test_an_oversized_frame_is_refused_with_the_limit(gin_server: ServerPr
         }
     finally:
         await session.close()
+
+
+async def test_the_longest_request_ids_are_kept_like_any_other(gin_server: ServerProcess) -> None:
+    """A request id may be 64 characters of any script (up to 256 UTF-8 bytes): an ``act`` and
+    a ``create_room`` with such an id are applied and remembered for their retries, not
+    answered ``internal``."""
+    a, b, room = await private_match(gin_server.ws_url, gin_server.ws_url)
+    try:
+        view = await a.wait_for(room)
+        mover = (a, b)[view["game"]["turn"]]
+        long_id = "🂡" * 64
+        seq = mover.room(room).seq
+        await mover.act(room, "pass", id=long_id)
+        await expect_error("duplicate_request", mover.act(room, "pass", id=long_id, seq=seq))
+        create = a.message("create_room", mode="private", id="ღ" * 64)
+        first = await a.request(create)
+        assert (await a.request(create)).result["room"] == first.result["room"]
+    finally:
+        await close_all(a, b)
