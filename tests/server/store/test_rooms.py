@@ -10,6 +10,7 @@ from redis.asyncio import Redis
 
 from server import keys
 from server.store import CommitResult, CommitStatus, Store, StoreConfig
+from server.store.rooms import REQUEST_KEY_MAX_BYTES
 from tests.support.fixtures import StoreFactory
 
 
@@ -129,7 +130,7 @@ async def test_commit_validates_its_arguments(store: Store) -> None:
     with pytest.raises(ValueError):
         await store.commit("r1", -1, b"s", b"c")
     with pytest.raises(ValueError):
-        await store.commit("r1", 0, b"s", b"c", "x" * 201)
+        await store.commit("r1", 0, b"s", b"c", "x" * (REQUEST_KEY_MAX_BYTES + 1))
     with pytest.raises(ValueError):
         await store.commit("r1", 0, b"s", b"c", "")
     assert await store.load_room("r1") == (0, b"s0")
