@@ -189,3 +189,34 @@ def test_the_ai_stand_in_option_is_shown_at_the_table(
         expect(page.get_by_test_id("room-stand-in")).to_contain_text(said)
         in_russian = "ИИ (Средний) играет за ушедшего игрока" if wanted else "ИИ не играет"
         expect(guest.get_by_test_id("room-stand-in")).to_contain_text(in_russian)
+
+
+def test_a_watcher_closes_a_hand_result_while_the_players_have_not_dealt_on(
+    gin_server: ServerProcess, new_page: NewPage
+) -> None:
+    # the scripted players finish a hand and leave it there: the room stays in hand_over
+    with bots_in_a_room(gin_server, public=True, delay=0.05) as scene:
+        watcher = new_page()
+        watcher.goto(f"{gin_server.http_url}/room/{scene.room}")
+        expect(watcher.get_by_test_id("watching")).to_be_visible()
+        result = watcher.get_by_test_id("hand-result")
+        expect(result).to_be_visible(timeout=60_000)
+        table = watcher.get_by_test_id("table")
+        expect(table).to_have_attribute("data-phase", "hand_over")
+        expect(watcher.get_by_test_id("next-hand")).to_have_count(0)  # a watcher deals nothing
+        watcher.get_by_test_id("continue").click()
+        # the table again, in reach, with the result a press away
+        expect(result).to_have_count(0)
+        expect(watcher.get_by_test_id("overlay")).to_have_count(0)
+        expect(table).not_to_have_attribute("inert", "")
+        expect(table).to_have_attribute("data-phase", "hand_over")
+        reopen = watcher.get_by_test_id("reopen-result")
+        expect(reopen).to_be_focused()
+        expect(reopen).to_have_text("Hand 1 result")
+        shot(watcher, "watcher-result-closed-en")
+        reopen.click()
+        expect(result).to_be_visible()
+        # Escape closes it as well
+        watcher.keyboard.press("Escape")
+        expect(result).to_have_count(0)
+        expect(reopen).to_be_visible()

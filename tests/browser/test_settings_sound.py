@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
+from protocol import messages as m
 from tests.browser.helpers import (
     SCREENSHOTS,
     ConsoleWatch,
@@ -33,7 +34,7 @@ from tests.browser.helpers import (
     table_state,
     wait_for_change,
 )
-from tests.browser.scenes import hand_against_the_ai, online
+from tests.browser.scenes import bots_in_a_room, hand_against_the_ai, online
 from tests.support.server_process import ServerProcess
 
 ATTRIBUTES = ("theme", "deck", "cardSize", "motion", "sound", "hints")
@@ -104,6 +105,13 @@ TAB_AND_NOTICES = """
 CONTRAST = """
 () => {
   const parse = (text) => {
+    // color-mix() is given back as color(srgb r g b / a), each part from 0 to 1
+    const mixed = /color\\(srgb ([^)]+)\\)/.exec(text);
+    if (mixed) {
+      const parts = mixed[1].split(/[\\s\\/]+/).filter(Boolean).map(Number);
+      return { r: parts[0] * 255, g: parts[1] * 255, b: parts[2] * 255,
+               a: parts.length > 3 ? parts[3] : 1 };
+    }
     const found = /rgba?\\(([^)]+)\\)/.exec(text);
     if (!found) return null;
     const parts = found[1].split(/[\\s,\\/]+/).filter(Boolean).map(Number);
@@ -162,8 +170,11 @@ CONTRAST = """
       const ink = parse(style.color);
       const worst = Math.min(...behind(element).map((b) => ratio(over(ink, b), b)));
       checked += 1;
-      const name = `${element.tagName.toLowerCase()}.${element.className}`;
-      const said = `${name} "${text.slice(0, 40)}": ${worst.toFixed(2)} < ${need}`;
+      const card = element.closest('[data-card]');
+      const name = `${element.tagName.toLowerCase()}.${element.className}`
+        + (card ? ` of ${card.dataset.card}` : '');
+      const said = `${name} "${text.slice(0, 40)}": ${worst.toFixed(2)} < ${need}`
+        + ` (${style.color} on ${behind(element).map((b) => [b.r, b.g, b.b].map(Math.round))})`;
       if (worst < need) failures.push(said);
     }
   }
@@ -655,3 +666,51 @@ def test_a_refused_notification_permission_is_said_plainly(
     expect(page.get_by_test_id("setting-notifications")).not_to_be_checked()
     stored = page.evaluate("JSON.parse(localStorage.getItem('gin.settings') || '{}')")
     assert stored.get("notifications") is not True, stored
+
+
+#: The contrast of the page at a moment of the turn, measured in the same task as the moment
+#: is recognised (the opponent's reply cannot come between the two): null until it comes.
+CONTRAST_WHEN = """(moment) => {
+    const table = document.querySelector('[data-testid=table]');
+    const status = document.querySelector('[data-testid=turn-status]');
+    if (!table || !status || document.querySelector('[data-testid=overlay]')) return null;
+    const mine = table.classList.contains('my-turn');
+    const phase = table.dataset.phase;
+    const now = mine ? (phase === 'discard' ? 'my-discard' : 'my-draw') : 'theirs';
+    if (now !== moment || (now === 'my-draw' && phase !== 'draw' && phase !== 'first_draw')) {
+        return null;
+    }
+    return {status: status.textContent, ...(MEASURE)()};
+}""".replace("MEASURE", CONTRAST.strip())
+
+
+def contrast_at(page: Page, moment: str) -> dict[str, Any]:
+    """Waits for ``moment`` (my-draw, my-discard, theirs) and measures the page then."""
+    found: dict[str, Any] = page.wait_for_function(
+        CONTRAST_WHEN, arg=moment, polling="raf", timeout=60_000
+    ).json_value()
+    assert found["checked"] > 3, found
+    return found
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_every_text_on_the_felt_meets_aa_on_my_turn_and_theirs(
+    gin_server: ServerProcess, make_page: MakePage, theme: str
+) -> None:
+    page = make_page(color_scheme=theme)
+    rules = m.Rules(target=500)
+    with bots_in_a_room(gin_server, guest=False, delay=0.4, rules=rules) as scene:
+        page.goto(f"{gin_server.http_url}/join/{scene.invite}")
+        online(page)
+        assert html_attributes(page)["theme"] == theme
+        wait_for_my_draw(page)
+        found = contrast_at(page, "my-draw")
+        assert found["failures"] == [], found
+        shot(page, f"turn-text-{theme}-draw")
+        draw_from_the_stock(page)
+        found = contrast_at(page, "my-discard")
+        assert found["failures"] == [], found
+        shot(page, f"turn-text-{theme}-discard")
+        page.locator("[data-testid=my-hand] button.card.live").first.click()
+        found = contrast_at(page, "theirs")
+        assert found["failures"] == [], found

@@ -23,6 +23,7 @@ from tests.browser.helpers import (
     SCREENSHOTS,
     ConsoleWatch,
     play_hand,
+    shot,
     table_state,
     take_turn,
     wait_for_change,
@@ -406,3 +407,163 @@ def test_a_move_reads_in_the_page_direction_with_its_name_and_card_in_place(
         # "Ada رمى 7♥" read right to left: the name first, on the right
         found = page.evaluate(NAME_AND_CARD_X, "Ada")
         assert found and found["name"] > found["card"], found
+
+
+# --- the table's rough edges: tablets, the phone's hand, the score sheet, a watcher --------------
+
+TABLET_LANDSCAPE: ViewportSize = {"width": 1024, "height": 768}
+TABLET_PORTRAIT: ViewportSize = {"width": 768, "height": 1024}
+#: A 7-inch tablet held sideways (Nexus 7, many Android tablets): under the desktop's 1000 px.
+SMALL_TABLET_LANDSCAPE: ViewportSize = {"width": 960, "height": 600}
+TABLETS = (
+    ("landscape", TABLET_LANDSCAPE),
+    ("portrait", TABLET_PORTRAIT),
+    ("landscape-960", SMALL_TABLET_LANDSCAPE),
+)
+
+#: The boxes (in the viewport) of the table, both piles and every card of my hand, and how far
+#: the page is scrolled.
+TABLE_PARTS = """() => {
+    const rect = (e) => { const r = e.getBoundingClientRect();
+        return [r.left, r.top, r.right, r.bottom]; };
+    const parts = {table: rect(document.querySelector('[data-testid=table]')),
+        stock: rect(document.querySelector('[data-testid=stock]')),
+        discard: rect(document.querySelector('[data-testid=discard]'))};
+    for (const card of document.querySelectorAll('[data-testid=my-hand] button.card')) {
+        parts[card.dataset.card] = rect(card);
+    }
+    return {parts, scroll: [scrollX, scrollY]};
+}"""
+
+
+def outside_the_viewport(page: Page, size: ViewportSize) -> list[str]:
+    """The parts of the table (the table, the piles, my cards) not wholly on the screen."""
+    found = page.evaluate(TABLE_PARTS)
+    assert found["scroll"] == [0, 0], found["scroll"]
+    assert len(found["parts"]) == 3 + 11, found["parts"]  # the discard to make: 11 cards
+    return [
+        f"{name} {[round(v) for v in edges]}"
+        for name, edges in found["parts"].items()
+        if edges[0] < 0 or edges[1] < 0 or edges[2] > size["width"] or edges[3] > size["height"]
+    ]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_tablet_shows_the_whole_table_and_hand_with_the_moves_in_reach(
+    gin_server: ServerProcess, new_page: NewPage, lang: str
+) -> None:
+    with bots_in_a_room(gin_server, guest=False, rules=m.Rules(target=500)) as scene:
+        page = new_page(
+            locale="ar-EG" if lang == "ar" else "en-US",
+            width=TABLET_LANDSCAPE["width"],
+            height=TABLET_LANDSCAPE["height"],
+            has_touch=True,
+        )
+        join(page, gin_server, scene.invite)
+        expect(page.locator("html")).to_have_attribute("dir", "rtl" if lang == "ar" else "ltr")
+        my_draw_or_discard(page, "discard")
+        for name, size in TABLETS:
+            page.set_viewport_size(size)
+            page.wait_for_timeout(200)
+            page.evaluate("scrollTo(0, 0)")
+            assert outside_the_viewport(page, size) == [], (name, size)
+            assert page.evaluate("document.documentElement.scrollWidth") <= size["width"]
+            table = box(page, "[data-testid=table]")
+            side = box(page, "[data-testid=history]")
+            if size["width"] > size["height"]:
+                # the moves in a side panel beside the table (on its left in Arabic), shown
+                expect(page.get_by_test_id("history").locator("li").first).to_be_visible()
+                if lang == "ar":
+                    assert side[0] + side[2] <= table[0], (name, table, side)
+                else:
+                    assert side[0] >= table[0] + table[2], (name, table, side)
+            else:
+                # the moves folded under the table, a tap away
+                expect(page.locator("details[data-testid=history]")).to_have_count(1)
+                assert side[1] >= table[1] + table[3], (name, table, side)
+            page.screenshot(path=str(SCREENSHOTS / f"table-tablet-{name}-{lang}.png"))
+
+
+#: Each card of my hand: the strip of it left visible (to where the next card of its row
+#: starts), and which card the page finds at the strip's middle.
+CARD_STRIPS = """() => {
+    const cards = [...document.querySelectorAll('[data-testid=my-hand] button.card')];
+    return cards.map((card) => {
+        const r = card.getBoundingClientRect();
+        const next = card.nextElementSibling;
+        const n = next && next.matches('button.card') ? next.getBoundingClientRect() : null;
+        const sameRow = n && Math.abs(n.top - r.top) < r.height / 2;
+        const right = sameRow ? Math.min(r.right, n.left) : r.right;
+        const x = (r.left + right) / 2, y = r.top + r.height / 2;
+        const hit = document.elementFromPoint(x, y)?.closest('button.card');
+        return {card: card.dataset.card, strip: right - r.left, height: r.height,
+                hit: hit ? hit.dataset.card : null, top: r.top, bottom: r.bottom};
+    });
+}"""
+
+
+@pytest.mark.parametrize("sort", ["melds", "rank"])
+def test_a_phone_hand_of_eleven_gives_each_card_a_strip_a_finger_can_press(
+    gin_server: ServerProcess, new_page: NewPage, sort: str
+) -> None:
+    with bots_in_a_room(gin_server, guest=False, rules=m.Rules(target=500)) as scene:
+        page = new_page(
+            width=PHONE["width"], height=PHONE["height"], has_touch=True, is_mobile=True
+        )
+        join(page, gin_server, scene.invite)
+        page.get_by_test_id(f"sort-{sort}").click()
+        my_draw_or_discard(page, "discard")
+        for lang in LANGS:
+            page.locator("#lang").select_option(lang)
+            page.wait_for_timeout(100)
+            strips = page.evaluate(CARD_STRIPS)
+            assert len(strips) == 11, strips
+            for strip in strips:
+                assert strip["hit"] == strip["card"], (lang, strip)
+                assert strip["strip"] >= 32, (lang, strip)
+            # the faces keep readable indices
+            rank_px = page.evaluate(
+                "parseFloat(getComputedStyle("
+                "document.querySelector('[data-testid=my-hand] .index .rank')).fontSize)"
+            )
+            assert rank_px >= 12, rank_px
+            assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+            assert outside_the_viewport(page, PHONE) == [], lang
+            page.screenshot(path=str(SCREENSHOTS / f"table-phone-hand-{sort}-{lang}.png"))
+
+
+#: The score sheet's scroll box: how wide its content is and how wide it shows it, and the
+#: widest cell's text (what pushes it).
+SHEET_WIDTHS = """() => {
+    const sheet = document.querySelector('[data-testid=score-sheet]');
+    const cells = [...sheet.querySelectorAll('th, td')];
+    const widest = cells.reduce((a, b) => (b.scrollWidth > a.scrollWidth ? b : a));
+    return {scroll: sheet.scrollWidth, client: sheet.clientWidth,
+            rows: sheet.querySelectorAll('tbody tr').length, widest: widest.textContent};
+}"""
+
+
+def test_the_score_sheet_fits_its_panel_on_desktop_and_small_laptops(
+    gin_server: ServerProcess, new_page: NewPage
+) -> None:
+    rules = m.Rules(target=500)
+    with bots_in_a_room(gin_server, guest=False, deal_next=True, rules=rules) as scene:
+        page = new_page(width=DESKTOP["width"], height=DESKTOP["height"])
+        join(page, gin_server, scene.invite)
+        for _ in range(3):
+            play_hand([page])
+            page.get_by_test_id("next-hand").or_(page.get_by_test_id("continue")).first.click()
+            expect(page.get_by_test_id("hand-result")).to_have_count(0)
+        sheet = page.get_by_test_id("score-sheet")
+        expect(sheet.locator("tbody tr")).to_have_count(3)
+        for lang in LANGS:
+            page.locator("#lang").select_option(lang)
+            for size in (DESKTOP, TABLET_LANDSCAPE):
+                page.set_viewport_size(size)
+                page.wait_for_timeout(150)
+                widths = page.evaluate(SHEET_WIDTHS)
+                assert widths["scroll"] <= widths["client"], (lang, size, widths)
+            sheet.scroll_into_view_if_needed()
+            page.set_viewport_size(DESKTOP)
+            page.wait_for_timeout(150)
+            shot(page, f"score-sheet-desktop-{lang}")

@@ -59,6 +59,9 @@ export class App implements AppActions {
   stats: Stats | null;
   /** The hand_over the player has not dismissed yet (the other seat may deal at once). */
   pendingResult: HandOver | null = null;
+  /** The finished hand ("room-hand") whose result a watcher closed while the players have not
+   * dealt on; it shows again when they open it, or with the next hand's end. */
+  closedResult: string | null = null;
   motion: Motion | null = null;
   /** What the change being rendered moved (motion.ts plays it after the render). */
   private cue: Cue | null = null;
@@ -224,6 +227,7 @@ export class App implements AppActions {
   followRoom(room: string, resume: boolean, watchToken?: string): void {
     this.talk.reset();
     this.pendingResult = null;
+    this.closedResult = null;
     this.rematchAsked = false;
     this.busy = false;
     this.session.follow(new RoomTracker(room, -1, null, watchToken ?? null), resume);
@@ -586,16 +590,32 @@ export class App implements AppActions {
     );
   }
 
-  /** The result of a hand the other seat dealt on from already: it may be closed. */
+  /** The result of a hand the other seat dealt on from already, or the result a watcher
+   * looks at (the players deal the next hand): it may be closed. */
   private get resultDismissable(): boolean {
-    const game = this.view?.game;
-    return this.pendingResult !== null && game !== null && game !== undefined && this.pendingResult.hand < game.hand;
+    const view = this.view;
+    const game = view?.game;
+    if (!view || !game) return false;
+    if (view.seat === null && game.phase === "hand_over" && game.last_hand) return !this.resultClosed(game.last_hand.hand);
+    return this.pendingResult !== null && this.pendingResult.hand < game.hand;
+  }
+
+  resultClosed(hand: number): boolean {
+    return this.view !== null && this.closedResult === `${this.view.room}-${hand}`;
   }
 
   dismissResult(): void {
+    const view = this.view;
+    const shown = view?.game?.phase === "hand_over" ? view.game.last_hand : null;
+    if (view && shown) this.closedResult = `${view.room}-${shown.hand}`;
     this.pendingResult = null;
     this.render();
     this.root.querySelector<HTMLElement>("[data-autofocus]")?.focus();
+  }
+
+  reopenResult(): void {
+    this.closedResult = null;
+    this.render();
   }
 
   setPick(mode: PickMode): void {

@@ -47,6 +47,8 @@ export interface AppActions {
   readonly liveRooms: readonly LiveRoom[] | null;
   readonly stats: Stats | null;
   readonly pendingResult: HandOver | null;
+  /** Whether the reader closed this finished hand's result (a watcher, before the next deal). */
+  resultClosed(hand: number): boolean;
   readonly motion: Motion | null;
   /** The player's arrangement of their own hand, the card just drawn, the discard hint. */
   readonly hand: HandLayout;
@@ -78,6 +80,8 @@ export interface AppActions {
   act(action: Action): void;
   setPick(mode: PickMode): void;
   dismissResult(): void;
+  /** Show again the result of the finished hand the reader closed. */
+  reopenResult(): void;
   copy(text: string): Promise<void>;
   /** The settings dialog (sound, theme, cards, motion, hints, notifications). */
   openSettings(): void;

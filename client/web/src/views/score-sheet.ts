@@ -1,7 +1,7 @@
 // The match at a glance beside the table: the room's options (target, bonuses, turn clock,
 // the AI stand-in for a person who leaves)
-// and the score sheet, one line a finished hand (how it ended, the points, the running
-// totals), each line opening that hand's replay.
+// and the score sheet, one line a finished hand (how it ended and who won it, the points,
+// the running totals), each line opening that hand's replay.
 
 import { h } from "../dom";
 import { t, type MessageKey } from "../i18n";
@@ -44,23 +44,31 @@ export function renderScoreSheet(app: AppActions, view: RoomView, game: GameView
     const hand = index + 1;
     if (result.winner !== null && result.winner !== undefined) totals[result.winner] += result.points;
     const id = handReplayId(view.room, hand);
-    const who = result.winner === null || result.kind === "dead" ? "—" : bdi(app.seatName(view, result.winner));
+    const winner = result.winner === null || result.winner === undefined || result.kind === "dead" ? null : app.seatName(view, result.winner);
+    const replay = t("replay.title", { n: hand });
     return h(
       "tr",
       { "data-testid": `sheet-hand-${hand}` },
-      h("td", null, String(hand)),
-      h("td", null, t(`result.kind.${result.kind}` as MessageKey)),
-      h("td", null, who),
+      h("td", { class: "num" }, String(hand)),
+      h(
+        "td",
+        { class: "how" },
+        t(`result.kind.${result.kind}` as MessageKey),
+        h("span", { class: "sr-only" }, " · "),
+        h("span", { class: "winner", title: winner ?? undefined }, winner === null ? "—" : bdi(winner)),
+      ),
       h("td", { class: "num" }, String(result.points)),
       h("td", { class: "num" }, String(totals[first])),
       h("td", { class: "num" }, String(totals[second])),
       h(
         "td",
-        null,
+        { class: "sheet-replay" },
         h(
           "a",
           {
             href: `/replay/${id}`,
+            "aria-label": replay,
+            title: replay,
             "data-key": `sheet-replay-${hand}`,
             "data-testid": `sheet-replay-${hand}`,
             onclick: (event: MouseEvent) => {
@@ -69,11 +77,16 @@ export function renderScoreSheet(app: AppActions, view: RoomView, game: GameView
               app.navigate({ name: "replay", id });
             },
           },
-          t("lobby.replay"),
+          "▶",
         ),
       ),
     );
   });
+  // Narrow enough for the side panel (280 px): the hand's number under "#", how the hand
+  // ended and who won it in one column, the replay as a ▶; the full words kept for the ear
+  // (and in a tooltip), long names cut short with the whole name in theirs.
+  const playerHead = (seat: number) =>
+    h("th", { scope: "col", class: "num player", title: app.seatName(view, seat) }, bdi(app.seatName(view, seat)));
   return h(
     "section",
     { class: "score-sheet panel", "aria-labelledby": "sheet-title", "data-testid": "score-sheet" },
@@ -87,13 +100,23 @@ export function renderScoreSheet(app: AppActions, view: RoomView, game: GameView
         h(
           "tr",
           null,
-          h("th", { scope: "col" }, t("sheet.hand")),
-          h("th", { scope: "col" }, t("sheet.how")),
-          h("th", { scope: "col" }, t("sheet.winner")),
+          h(
+            "th",
+            { scope: "col", class: "num", title: t("sheet.hand") },
+            h("span", { "aria-hidden": "true" }, "#"),
+            h("span", { class: "sr-only" }, t("sheet.hand")),
+          ),
+          h(
+            "th",
+            { scope: "col", class: "how" },
+            t("sheet.how"),
+            h("span", { class: "sr-only" }, " · "),
+            h("span", { class: "winner" }, t("sheet.winner")),
+          ),
           h("th", { scope: "col", class: "num" }, t("sheet.points")),
-          h("th", { scope: "col", class: "num" }, bdi(app.seatName(view, first))),
-          h("th", { scope: "col", class: "num" }, bdi(app.seatName(view, second))),
-          h("th", { scope: "col" }, h("span", { class: "sr-only" }, t("lobby.replay"))),
+          playerHead(first),
+          playerHead(second),
+          h("th", { scope: "col", class: "sheet-replay" }, h("span", { class: "sr-only" }, t("lobby.replay"))),
         ),
       ),
       h("tbody", null, rows),

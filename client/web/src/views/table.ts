@@ -260,7 +260,8 @@ export function renderTable(app: AppActions): HTMLElement {
   const finished = view.status === "finished";
   const myTurn = !finished && seat !== null && game.turn === seat && PLAYING.has(game.phase);
   const over = game.phase === "hand_over" || game.phase === "match_over";
-  const result = over && game.last_hand ? game.last_hand : app.pendingResult && app.pendingResult.hand < game.hand ? app.pendingResult : null;
+  const closed = over && game.last_hand !== undefined && app.resultClosed(game.last_hand.hand);
+  const result = over && game.last_hand ? (closed ? null : game.last_hand) : app.pendingResult && app.pendingResult.hand < game.hand ? app.pendingResult : null;
   const pending = !over && result !== null;
   const target = game.rules?.target ?? 100;
   const status = statusLine(app, view, game);
@@ -335,6 +336,13 @@ export function renderTable(app: AppActions): HTMLElement {
         "div",
         { class: "turn" },
         status ? h("p", { class: `status${myTurn ? " mine" : ""}`, "data-testid": "turn-status" }, status) : null,
+        closed && game.last_hand
+          ? h(
+              "button",
+              { "data-key": "reopen-result", "data-testid": "reopen-result", "data-autofocus": true, onclick: () => app.reopenResult() },
+              t("result.title", { n: game.last_hand.hand }),
+            )
+          : null,
         myTurn ? renderActions(app, game) : null,
         myTurn && moveHint(app, game) ? h("p", { class: "hint small-print", "data-testid": "move-hint" }, moveHint(app, game)) : null,
       ),
