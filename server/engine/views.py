@@ -10,7 +10,8 @@ unseen cards are never sent before the hand is over.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from types import MappingProxyType
+from typing import Any, Final
 
 from protocol.cards import from_mask, to_mask
 from protocol.melds import best_arrangement_mask
@@ -19,7 +20,7 @@ from server.engine.events import Event, hand_over_event
 from server.engine.rules import legal_action_dicts as _legal_action_dicts
 from server.engine.state import GameState, Phase
 
-HIDDEN: Event = {"type": "hidden"}
+HIDDEN: Final = MappingProxyType({"type": "hidden"})
 
 _PUBLIC_MOVES = frozenset({"take_upcard", "pass", "discard", "knock", "gin"})
 _PUBLIC_RESULTS = frozenset({"hand_over", "match_over"})
