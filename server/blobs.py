@@ -46,11 +46,10 @@ class RoomBlobs:
         game = room.game
         if game is None:
             return _ROOM_MAP + head + _GAME + _NIL
-        record = record_part(game)
         first, last = self._hand_constants.get(
             room.id,
-            (record,),
-            lambda: _hand_constants(record),
+            (game.results, game.scores, game.rules),
+            lambda: _hand_constants(record_part(game)),
         )
         moving = pack(
             {

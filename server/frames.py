@@ -20,7 +20,13 @@ from protocol import codec
 from protocol.messages import ErrorCode, ProtocolError
 from server.engine.events import Event
 from server.engine.state import GameState
-from server.engine.views import event_for, hand_parts, legal_action_dicts, public_game_parts
+from server.engine.views import (
+    event_for,
+    hand_parts,
+    legal_action_dicts,
+    public_game_parts,
+    record_part,
+)
 from server.packed import body as _body
 from server.packed import map_header
 from server.packed import pack as _pack
@@ -153,10 +159,12 @@ class FrameParts:
         game_head = game_middle = game_tail = b""
         tail_keys = 0
         if game is not None:
-            head, table, record, tail = public_game_parts(game)
+            head, table, tail = public_game_parts(game)
             game_head = _body(head)
             history = self.histories.pack(room.id, game.history)
-            record_body = self._records.get(room.id, (record,), lambda: _body(record))
+            record_body = self._records.get(
+                room.id, (game.results, game.scores, game.rules), lambda: _body(record_part(game))
+            )
             game_middle = b"".join((_body(table), _HISTORY, history, record_body))
             game_tail, tail_keys = (_body(tail), len(tail)) if tail else (b"", 0)
         return room_head, room_tail, game_head, game_middle, game_tail, tail_keys

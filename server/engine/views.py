@@ -9,16 +9,18 @@ unseen cards are never sent before the hand is over.
 
 from __future__ import annotations
 
-from typing import Any
+from functools import lru_cache
+from types import MappingProxyType
+from typing import Any, Final
 
 from protocol.cards import from_mask, to_mask
 from protocol.melds import best_arrangement_mask
 from protocol.scoring import MatchRules
 from server.engine.events import Event, hand_over_event
 from server.engine.rules import legal_action_dicts as _legal_action_dicts
-from server.engine.state import GameState, HandRecord, Phase
+from server.engine.state import GameState, Phase
 
-HIDDEN: Event = {"type": "hidden"}
+HIDDEN: Final = MappingProxyType({"type": "hidden"})
 
 _PUBLIC_MOVES = frozenset({"take_upcard", "pass", "discard", "knock", "gin"})
 _PUBLIC_RESULTS = frozenset({"hand_over", "match_over"})
@@ -27,29 +29,18 @@ _PUBLIC_ROOM_EVENTS = frozenset({"room", "forfeit", "rematch", "timeout", "prese
 #: Event types of the room (not of the game): a hand's record holds the others only.
 ROOM_EVENT_TYPES = _PUBLIC_ROOM_EVENTS
 
-#: Hands whose arrangement is remembered (a few hundred bytes each).
+#: Distinct hands whose arrangement is remembered (a few hundred bytes each).
 _HAND_CACHE = 4096
+#: Distinct rules whose map is remembered (a server sees a handful).
 _RULES_CACHE = 64
-_RULES: dict[MatchRules, dict[str, Any]] = {}
-_RULES_BY_ID_CACHE = 4096
-_RULES_BY_ID: dict[int, tuple[MatchRules, dict[str, Any]]] = {}
-#: The ``record`` part of ``public_game_parts`` by the identity of the state's results, scores
-#: and rules (a move keeps the same objects; they change at the end of a hand only).
-_RECORDS_CACHE = 4096
-_RECORDS: dict[
-    tuple[int, int, int],
-    tuple[tuple[HandRecord, ...], tuple[int, int], MatchRules, dict[str, Any]],
-] = {}
 
 
 def game_view(state: GameState, seat: int | None) -> dict[str, Any]:
     """Everything the seat (or a spectator, ``None``) needs to draw the table, and no more."""
-    head, table, record, tail = public_game_parts(state)
+    head, table, tail = public_game_parts(state)
     view: dict[str, Any] = {**head, "seat": seat, **table}
     view["history"] = [move.to_dict() for move in state.history]
-    view["scores"] = list(record["scores"])
-    view["results"] = [dict(result) for result in record["results"]]
-    view["rules"] = record["rules"]
+    view.update(record_part(state))
     view["legal_actions"] = []
     if seat is not None:
         cards, melds, deadwood, points = hand_parts(state.hands[seat])
@@ -64,12 +55,12 @@ def game_view(state: GameState, seat: int | None) -> dict[str, Any]:
 
 def public_game_parts(
     state: GameState,
-) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]]:
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """The part of ``game_view`` every recipient shares but the ``history`` (the public moves,
-    ``Move.to_dict`` each), as four maps in the view's key order: before ``seat`` (hand,
-    dealer, phase, turn), between ``seat`` and ``history`` (the table), between ``history`` and
-    ``legal_actions`` (scores, results, rules), and after the seat's own cards (``last_hand``
-    and ``match`` when there are). Callers must not modify them (parts may be shared)."""
+    ``Move.to_dict`` each) and the hand's record (``record_part``), as three maps in the
+    view's key order: before ``seat`` (hand, dealer, phase, turn), between ``seat`` and
+    ``history`` (the table), and after the seat's own cards (``last_hand`` and ``match`` when
+    there are)."""
     head: dict[str, Any] = {
         "hand": state.hand_number,
         "dealer": state.dealer,
@@ -83,7 +74,6 @@ def public_game_parts(
         "taken_card": state.taken_card,
         "discard_draws": state.discard_draws,
     }
-    record = record_part(state)
     tail: dict[str, Any] = {}
     if state.phase in (Phase.HAND_OVER, Phase.MATCH_OVER) and state.results:
         tail["last_hand"] = hand_over_event(state)
@@ -97,26 +87,19 @@ def public_game_parts(
             "shutout": totals.shutout,
             "totals": list(totals.totals),
         }
-    return head, table, record, tail
+    return head, table, tail
 
 
 def record_part(state: GameState) -> dict[str, Any]:
-    """The ``scores``, ``results`` and ``rules`` of ``public_game_parts``, made once per hand
-    (a move keeps the state's results, scores and rules). Shared: callers must not modify it."""
-    results, scores, rules = state.results, state.scores, state.rules
-    key = (id(results), id(scores), id(rules))
-    known = _RECORDS.get(key)
-    if known is not None and known[0] is results and known[1] is scores and known[2] is rules:
-        return known[3]
-    record: dict[str, Any] = {
-        "scores": list(scores),
-        "results": [result.to_dict() for result in results],
-        "rules": rules_dict(rules),
+    """The ``scores``, ``results`` and ``rules`` of ``game_view``, between ``history`` and
+    ``legal_actions``. A move keeps the state's results, scores and rules, so the encoders
+    reuse what they make of it for the whole hand (``FrameParts``, ``RoomBlobs``). The
+    ``rules`` map is shared (``rules_dict``): callers must not modify it."""
+    return {
+        "scores": list(state.scores),
+        "results": [result.to_dict() for result in state.results],
+        "rules": rules_dict(state.rules),
     }
-    if len(_RECORDS) >= _RECORDS_CACHE:
-        _RECORDS.clear()
-    _RECORDS[key] = (results, scores, rules, record)  # holds them: their ids are not reused
-    return record
 
 
 def legal_action_dicts(state: GameState, seat: int) -> list[dict[str, Any]]:
@@ -125,46 +108,26 @@ def legal_action_dicts(state: GameState, seat: int) -> list[dict[str, Any]]:
 
 
 _HandParts = tuple[tuple[str, ...], tuple[tuple[str, ...], ...], tuple[str, ...], int]
-_HANDS: dict[tuple[str, ...], _HandParts] = {}
 
 
 def hand_parts(hand: tuple[str, ...]) -> _HandParts:
     """A hand as its owner's view shows it: the cards in order, the melds, the deadwood and
     its points of the best arrangement (remembered per hand: a hand is unchanged for the
     opponent's whole turn)."""
-    try:
-        parts = _HANDS.get(hand)
-    except TypeError:  # not cards: ``to_mask`` says what is wrong
-        parts = None
-    if parts is None:
-        parts = _hand_parts(to_mask(hand))
-        if type(hand) is tuple:
-            if len(_HANDS) >= _HAND_CACHE:
-                _HANDS.clear()
-            _HANDS[hand] = parts
-    return parts
+    return _arranged(to_mask(hand))  # ``to_mask`` says what is wrong with what is not a hand
 
 
-def _hand_parts(mask: int) -> _HandParts:
+@lru_cache(maxsize=_HAND_CACHE)
+def _arranged(mask: int) -> _HandParts:
     arrangement = best_arrangement_mask(mask)
     return from_mask(mask), arrangement.melds, arrangement.deadwood, arrangement.deadwood_points
 
 
+@lru_cache(maxsize=_RULES_CACHE)
 def rules_dict(rules: MatchRules) -> dict[str, Any]:
     """``rules.to_dict()``, made once per distinct rules (``dataclasses.asdict`` is slow).
     Shared: callers must not modify it."""
-    known = _RULES_BY_ID.get(id(rules))  # hashing the dataclass costs more than this
-    if known is not None and known[0] is rules:
-        return known[1]
-    found = _RULES.get(rules)
-    if found is None:
-        if len(_RULES) >= _RULES_CACHE:
-            _RULES.clear()
-        found = _RULES[rules] = rules.to_dict()
-    if len(_RULES_BY_ID) >= _RULES_BY_ID_CACHE:
-        _RULES_BY_ID.clear()
-    _RULES_BY_ID[id(rules)] = (rules, found)  # holds ``rules``: its id is not reused meanwhile
-    return found
+    return rules.to_dict()
 
 
 def event_for(event: Event, seat: int | None) -> Event:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import fields, replace
+from itertools import pairwise
 from typing import Any
 
 import pytest
@@ -132,7 +133,9 @@ def test_every_state_of_a_match_matches_the_reference(seed: int) -> None:
             assert actions == ref_legal_actions(state, seat)
             assert legal_action_dicts(state, seat) == [action.to_dict() for action in actions]
             assert hand_parts(state.hands[seat]) == ref_hand_parts(state.hands[seat])
-        assert ordered(public_game_parts(state)) == ordered(ref_public_game_parts(state))
+        head, table, tail = public_game_parts(state)
+        parts = (head, table, views.record_part(state), tail)
+        assert ordered(parts) == ordered(ref_public_game_parts(state))
 
 
 def test_knock_positions_list_knocks_and_gins_as_the_reference() -> None:
@@ -201,20 +204,27 @@ def test_without_card_removes_exactly_that_card() -> None:
         assert engine_rules._without_card(hand, card) == tuple(c for c in hand if c != card)
 
 
-def test_record_part_is_made_once_per_hand_and_not_disturbed_by_views() -> None:
+def test_a_move_keeps_the_record_of_the_hand_that_the_encoders_reuse() -> None:
+    """``FrameParts`` and ``RoomBlobs`` reuse a hand's encoded record while the state's
+    results, scores and rules are the very same objects: a move within a hand keeps them."""
     states = match_states(2, MatchRules())
-    first, second = states[3], states[4]
+    first, second = next(pair for pair in pairwise(states) if pair[0].hand_number == 2)
+    assert second.hand_number == 2 and len(first.results) == 1
     assert first.results is second.results
-    assert views.record_part(first) is views.record_part(second)
-    view = views.game_view(first, 0)
+    assert first.scores is second.scores
+    assert first.rules is second.rules
+
+
+def test_a_view_owns_its_lists_and_shares_the_rules_map() -> None:
+    state = next(state for state in match_states(2, MatchRules()) if state.results)
+    view = views.game_view(state, 0)
     view["scores"].append(99)
     view["results"].append({"kind": "dead"})
-    view["rules"]["target"] = view["rules"]["target"]  # shared, like ``rules_dict`` always was
-    again = views.game_view(first, 0)
-    assert again["scores"] == list(first.scores)
-    assert again["results"] == [result.to_dict() for result in first.results]
-    assert again["rules"] is rules_dict(first.rules)
-    assert views.record_part(first)["scores"] == list(first.scores)
+    again = views.game_view(state, 0)
+    assert again["scores"] == list(state.scores)
+    assert again["results"] == [result.to_dict() for result in state.results]
+    assert again["rules"] is rules_dict(state.rules)
+    assert views.record_part(state)["scores"] == list(state.scores)
 
 
 def test_hand_parts_refuses_what_is_not_a_hand() -> None:
