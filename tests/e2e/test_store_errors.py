@@ -6,6 +6,9 @@ again makes no second room."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import redis
 
 from client.session import Session
@@ -32,14 +35,21 @@ def _in_sync(master: RedisServer, replicas: int = 1) -> None:
         client.close()
 
 
+@contextmanager
+def _a_replica(master: RedisServer) -> Iterator[RedisServer]:
+    """A replica of ``master``, in sync with it."""
+    # A replica's first sync starts at once, not after the default 5 s for others to come.
+    with redis.Redis.from_url(master.url) as client:
+        client.config_set("repl-diskless-sync-delay", 0)
+    with RedisServer(extra_args=("--replicaof", "127.0.0.1", str(master.port))) as replica:
+        _in_sync(master)
+        yield replica
+
+
 async def test_a_commit_no_replica_confirmed_is_not_replicated_and_its_retry_applies_once(
     private_redis: RedisServer, server_factory: ServerFactory
 ) -> None:
-    # A replica's first sync starts at once, not after the default 5 s for others to come.
-    with redis.Redis.from_url(private_redis.url) as client:
-        client.config_set("repl-diskless-sync-delay", 0)
-    with RedisServer(extra_args=("--replicaof", "127.0.0.1", str(private_redis.port))) as replica:
-        _in_sync(private_redis)
+    with _a_replica(private_redis) as replica:
         server = server_factory(redis=private_redis.url, env=WAIT_ENV)
         a, b, room = await private_match(server.ws_url, server.ws_url)
         store = await Store.connect(private_redis.url)
@@ -70,10 +80,7 @@ async def test_a_commit_no_replica_confirmed_is_not_replicated_and_its_retry_app
 async def test_a_create_room_no_replica_confirmed_sent_again_makes_one_room(
     private_redis: RedisServer, server_factory: ServerFactory
 ) -> None:
-    with redis.Redis.from_url(private_redis.url) as client:
-        client.config_set("repl-diskless-sync-delay", 0)
-    with RedisServer(extra_args=("--replicaof", "127.0.0.1", str(private_redis.port))) as replica:
-        _in_sync(private_redis)
+    with _a_replica(private_redis) as replica:
         server = server_factory(redis=private_redis.url, env=WAIT_ENV)
         host = await Session.connect(server.ws_url, name="Ada")
         guest = await Session.connect(server.ws_url, name="Grace")
