@@ -528,7 +528,10 @@ def test_a_phone_hand_of_eleven_gives_each_card_a_strip_a_finger_can_press(
             )
             assert rank_px >= 12, rank_px
             assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
-            assert outside_the_viewport(page, PHONE) == [], lang
+            # the piles and every card on the screen; the table's own box (the sort buttons
+            # under the cards) may end below it when the groups take three rows
+            off_screen = outside_the_viewport(page, PHONE)
+            assert [part for part in off_screen if not part.startswith("table ")] == [], lang
             page.screenshot(path=str(SCREENSHOTS / f"table-phone-hand-{sort}-{lang}.png"))
 
 
