@@ -105,7 +105,7 @@ def test_a_reused_msgpack_packer_is_clean_after_an_error() -> None:
         [STATE, Slow({"k": {3.5j: 1}})],
         {"k": {1: "int key"}},
     ],
-    ids=repr,
+    ids=["set", "object", "uint65", "int65", "complex-key-in-default", "int-key"],
 )
 def test_the_codec_packs_right_after_a_pack_that_failed(bad: Any) -> None:
     for validate in (False, True):
