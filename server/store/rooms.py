@@ -79,6 +79,9 @@ class RoomOps(StoreBase):
             ttl_seconds = self._config.room_ttl_seconds
         return max(1, int(check_positive(ttl_seconds, "ttl_seconds") * 1000))
 
+    def _request_ttl_ms(self) -> int:
+        return max(1, int(self._config.request_ttl_seconds * 1000))
+
     async def create_room(
         self,
         room_id: str,
@@ -152,7 +155,8 @@ class RoomOps(StoreBase):
         """Apply one change to a room: ONE atomic Lua script (``lua/commit.lua``).
 
         In order: no such room -> MISSING; ``request_key`` given and already applied (within
-        ``StoreConfig.request_ttl_seconds``) -> DUPLICATE; stored version != ``expected_version``
+        ``StoreConfig.request_ttl_seconds``, among the room's newest
+        ``StoreConfig.request_keys_max``) -> DUPLICATE; stored version != ``expected_version``
         -> STALE. Otherwise the script stores ``new_blob``, increments the version, appends
         ``{seq: new version, change: change}`` to the room's stream (entry id ``<seq>-1``, capped
         at about ``StoreConfig.events_maxlen`` entries), remembers the request key, publishes
@@ -178,10 +182,11 @@ class RoomOps(StoreBase):
                 new_blob,
                 change,
                 request,
-                int(self._config.request_ttl_seconds * 1000),
+                self._request_ttl_ms(),
                 self._config.events_maxlen,
                 self._room_ttl_ms(ttl_seconds),
                 self._publish,
+                self._config.request_keys_max,
             ],
             written=while_waiting,
         )
@@ -252,14 +257,17 @@ class RoomOps(StoreBase):
 
     async def expire_room(self, room_id: str, ttl_seconds: int) -> bool:
         """Delete every key of the room after ``ttl_seconds`` (0: now) and take it out of
-        ``rooms:active``. A commit made meanwhile sets the room's TTL again. Returns False if
-        there is no such room."""
+        ``rooms:active``; its applied request keys go sooner when their own TTL
+        (``StoreConfig.request_ttl_seconds``) is shorter. A commit made meanwhile sets the
+        room's TTL again. Returns False if there is no such room."""
         room_keys = keys.room_keys(room_id)
         if isinstance(ttl_seconds, bool) or not isinstance(ttl_seconds, int) or ttl_seconds < 0:
             raise ValueError(f"ttl_seconds must be an int >= 0, got {ttl_seconds!r}")
+        requests_ms = min(ttl_seconds * 1000, self._request_ttl_ms())
         async with self._redis.pipeline(transaction=True) as pipe:
-            for key in (room_keys.room, room_keys.version, room_keys.events, room_keys.requests):
+            for key in (room_keys.room, room_keys.version, room_keys.events):
                 pipe.expire(key, ttl_seconds)
+            pipe.pexpire(room_keys.requests, requests_ms)
             replies = await pipe.execute()
         await self._redis.zrem(keys.rooms_active(), room_id)
         return bool(replies[0])
@@ -300,7 +308,8 @@ class RoomOps(StoreBase):
             await asyncio.gather(
                 *(
                     self._together(
-                        *(("PEXPIRE", key, ttl_ms) for key in keys.room_keys(room_id)[:4])
+                        *(("PEXPIRE", key, ttl_ms) for key in keys.room_keys(room_id)[:3]),
+                        ("PEXPIRE", keys.room_requests(room_id), self._request_ttl_ms()),
                     )
                     for room_id, ms in zip(room_ids, left, strict=True)
                     if ms == -1
