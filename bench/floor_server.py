@@ -139,7 +139,7 @@ class Floor:
         """The commit script (loaded where it is missing), then ``WAIT`` when asked: the
         script's reply."""
         call: Command = (
-            "EVALSHA", self.sha, 5, *room_keys, *args, self.publish, REQUEST_KEYS_MAX
+            "EVALSHA", self.sha, 5, *room_keys, *args, self.publish, REQUEST_KEYS_MAX, ROOM_TTL_MS
         )  # fmt: skip
         commands: tuple[Command, ...] = (call,) if self.wait is None else (call, self.wait)
         replies = await self.redis.run(commands)

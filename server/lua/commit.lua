@@ -16,6 +16,9 @@
 --          room expires after that long with no change, never while it is played
 -- ARGV[8]  "SPUBLISH" (sharded pub/sub: a Redis Cluster) or "PUBLISH" (one Redis)
 -- ARGV[9]  how many request keys are remembered at most (the newest)
+-- ARGV[10] the change stream's TTL (ms) from now: the room's (ARGV[7]) while the match is on;
+--          shorter once it is over (the hands have their records; a later resume gets a
+--          snapshot)
 --
 -- Returns {status, version}:
 --   {"ok", new_version}        stored, appended, published; new_version = expected + 1
@@ -51,7 +54,7 @@ end
 local seq = version + 1
 local change = ARGV[3]
 redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[6], seq .. '-1', 'seq', seq, 'change', change)
-redis.call('PEXPIRE', KEYS[3], ARGV[7])
+redis.call('PEXPIRE', KEYS[3], ARGV[10])
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[7])
 redis.call('SET', KEYS[2], seq, 'PX', ARGV[7])
 if request ~= '' then

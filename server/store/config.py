@@ -29,6 +29,10 @@ class StoreConfig:
     """A player who never finished a hand is forgotten after this long unseen."""
     room_ttl_seconds: int = 24 * 3600
     """A room expires this long after its last change (each commit pushes it forward)."""
+    finished_history_seconds: int = 600
+    """A finished room's change stream expires this long after its last change, the rest of
+    the room after ``room_ttl_seconds``: its hands are kept as hand records, and a resume
+    after that gets a snapshot."""
     ai_requests_maxlen: int = 10_000
     """Approximate cap of the ``ai:requests`` stream."""
     max_connections: int = 64
