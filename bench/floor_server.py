@@ -65,7 +65,8 @@ from server.ws import SansIOWriter, frame_writer
 
 #: The mean size of an update frame over 30 seeded matches (``update_frame`` of both seats).
 UPDATE_BYTES = 1957
-REQUEST_TTL_MS = 3_600_000
+REQUEST_TTL_MS = 600_000
+REQUEST_KEYS_MAX = 128
 EVENTS_MAXLEN = 10_000
 ROOM_TTL_MS = 86_400_000
 #: How long a commit waits for its replicas (``GIN_REDIS_WAIT_TIMEOUT_MS``'s default).
@@ -137,7 +138,9 @@ class Floor:
     async def commit(self, room_keys: keys.RoomKeys, args: Sequence[Any]) -> Any:
         """The commit script (loaded where it is missing), then ``WAIT`` when asked: the
         script's reply."""
-        call: Command = ("EVALSHA", self.sha, 5, *room_keys, *args, self.publish)
+        call: Command = (
+            "EVALSHA", self.sha, 5, *room_keys, *args, self.publish, REQUEST_KEYS_MAX, ROOM_TTL_MS
+        )  # fmt: skip
         commands: tuple[Command, ...] = (call,) if self.wait is None else (call, self.wait)
         replies = await self.redis.run(commands)
         if isinstance(replies[0], ResponseError) and str(replies[0]).startswith("NOSCRIPT"):

@@ -141,6 +141,7 @@ def create_app(settings: Settings | None = None) -> Starlette:
                 failover_seconds=settings.redis_failover_seconds,
                 new_player_ttl_seconds=settings.new_player_retention_seconds,
                 room_ttl_seconds=settings.room_idle_seconds,
+                finished_history_seconds=settings.finished_history_seconds,
             ),
         )
         feed = store.feed()

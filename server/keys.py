@@ -17,9 +17,12 @@ key                        group             type        holds
 ``{room:ID}:version``      ``{room:ID}``     string      the room's version = its last sequence
                                                          number
 ``{room:ID}:events``       ``{room:ID}``     stream      one entry per sequence number: ``seq``,
-                                                         ``change``; entry id ``<seq>-1``
+                                                         ``change``; entry id ``<seq>-1``; once
+                                                         the match is over, kept only
+                                                         ``GIN_FINISHED_HISTORY``
 ``{room:ID}:requests``     ``{room:ID}``     sorted set  request keys already applied, scored by
-                                                         expiry (ms)
+                                                         expiry (ms), rising: the newest 128, for
+                                                         10 minutes
 ``{room:ID}:channel``      ``{room:ID}``     pub/sub     one message per commit (see
                                                          ``server.store.feed``); sharded pub/sub
                                                          (``SPUBLISH``) on a cluster; also

@@ -99,6 +99,8 @@ class Settings:
     turn_bank_seconds: int = 120
     hand_retention_seconds: int = 30 * 24 * 3600
     room_idle_seconds: int = 24 * 3600
+    #: A finished room keeps its change stream this long (a resume after: a snapshot).
+    finished_history_seconds: int = 600
     player_retention_seconds: int = 365 * 24 * 3600
     event_history: int = 10_000
     log_level: str = "INFO"
@@ -165,6 +167,9 @@ class Settings:
             turn_bank_seconds=_int(env, "GIN_TURN_BANK_SECONDS", cls.turn_bank_seconds),
             hand_retention_seconds=_int(env, "GIN_HAND_RETENTION", cls.hand_retention_seconds, 1),
             room_idle_seconds=_int(env, "GIN_ROOM_IDLE", cls.room_idle_seconds, 1),
+            finished_history_seconds=_int(
+                env, "GIN_FINISHED_HISTORY", cls.finished_history_seconds, 1
+            ),
             player_retention_seconds=_int(
                 env, "GIN_PLAYER_RETENTION", cls.player_retention_seconds, 1
             ),

@@ -11,8 +11,13 @@ class StoreConfig:
 
     events_maxlen: int = 10_000
     """Approximate cap of each room's change stream (XADD MAXLEN ~)."""
-    request_ttl_seconds: float = 3600.0
-    """How long an applied request key is remembered for deduplication."""
+    request_ttl_seconds: float = 600.0
+    """How long an applied request key is remembered for deduplication (a resend comes
+    seconds to a minute or two after the first try: ``docs/protocol.md``, Retrying)."""
+    request_keys_max: int = 128
+    """How many applied request keys a room remembers at most, the newest. Turns alternate,
+    so a player's own latest action is always among them; 128 keeps Redis's compact
+    encoding of a small sorted set (``zset-max-listpack-entries``)."""
     hand_ttl_seconds: int = 30 * 24 * 3600
     """Retention of finished hand records (and of their place in ``hands:recent``)."""
     recent_hands_max: int = 1000
@@ -24,6 +29,10 @@ class StoreConfig:
     """A player who never finished a hand is forgotten after this long unseen."""
     room_ttl_seconds: int = 24 * 3600
     """A room expires this long after its last change (each commit pushes it forward)."""
+    finished_history_seconds: int = 600
+    """A finished room's change stream expires this long after its last change, the rest of
+    the room after ``room_ttl_seconds``: its hands are kept as hand records, and a resume
+    after that gets a snapshot."""
     ai_requests_maxlen: int = 10_000
     """Approximate cap of the ``ai:requests`` stream."""
     max_connections: int = 64
@@ -62,6 +71,8 @@ class StoreConfig:
     no replica until its old master is back: long enough for a restart."""
 
     def __post_init__(self) -> None:
+        if self.request_keys_max < 1 or self.request_ttl_seconds <= 0:
+            raise ValueError("request_keys_max must be >= 1 and request_ttl_seconds positive")
         if not 0 < self.block_chunk_ms < self.socket_timeout * 1000:
             raise ValueError("block_chunk_ms must be positive and shorter than socket_timeout")
         if self.wait_replicas < 0 or self.wait_timeout_ms < 1:

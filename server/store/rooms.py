@@ -79,6 +79,13 @@ class RoomOps(StoreBase):
             ttl_seconds = self._config.room_ttl_seconds
         return max(1, int(check_positive(ttl_seconds, "ttl_seconds") * 1000))
 
+    def _history_ttl_ms(self, room_ttl_ms: int) -> int:
+        """How long a finished room keeps its change stream (at most as long as the room)."""
+        return max(1, min(room_ttl_ms, self._config.finished_history_seconds * 1000))
+
+    def _request_ttl_ms(self) -> int:
+        return max(1, int(self._config.request_ttl_seconds * 1000))
+
     async def create_room(
         self,
         room_id: str,
@@ -152,7 +159,8 @@ class RoomOps(StoreBase):
         """Apply one change to a room: ONE atomic Lua script (``lua/commit.lua``).
 
         In order: no such room -> MISSING; ``request_key`` given and already applied (within
-        ``StoreConfig.request_ttl_seconds``) -> DUPLICATE; stored version != ``expected_version``
+        ``StoreConfig.request_ttl_seconds``, among the room's newest
+        ``StoreConfig.request_keys_max``) -> DUPLICATE; stored version != ``expected_version``
         -> STALE. Otherwise the script stores ``new_blob``, increments the version, appends
         ``{seq: new version, change: change}`` to the room's stream (entry id ``<seq>-1``, capped
         at about ``StoreConfig.events_maxlen`` entries), remembers the request key, publishes
@@ -161,8 +169,10 @@ class RoomOps(StoreBase):
         and returns OK with the new version. Nothing changes unless the result is OK.
 
         ``request_key`` identifies the request across resends, e.g. ``"<player>:<client id>"``.
-        ``finished=True`` (the room's last change) takes the room out of ``rooms:active`` once
-        the commit is OK; see also ``expire_room``. ``while_waiting`` runs once the script is
+        ``finished=True`` (a change of a finished room) takes the room out of ``rooms:active``
+        once the commit is OK, and its change stream expires
+        ``StoreConfig.finished_history_seconds`` from now (no later than the room); see also
+        ``expire_room``. ``while_waiting`` runs once the script is
         sent, while Redis runs it (work that needs no outcome, e.g. the update's frames).
         """
         room_keys = keys.room_keys(room_id)
@@ -170,6 +180,7 @@ class RoomOps(StoreBase):
         check_blob(new_blob, "new_blob")
         check_blob(change, "change")
         request = _check_request_key(request_key)
+        room_ttl_ms = self._room_ttl_ms(ttl_seconds)
         reply = await self._run_script(
             self._scripts.commit,
             room_keys,
@@ -178,10 +189,12 @@ class RoomOps(StoreBase):
                 new_blob,
                 change,
                 request,
-                int(self._config.request_ttl_seconds * 1000),
+                self._request_ttl_ms(),
                 self._config.events_maxlen,
-                self._room_ttl_ms(ttl_seconds),
+                room_ttl_ms,
                 self._publish,
+                self._config.request_keys_max,
+                self._history_ttl_ms(room_ttl_ms) if finished else room_ttl_ms,
             ],
             written=while_waiting,
         )
@@ -251,15 +264,20 @@ class RoomOps(StoreBase):
         return changes
 
     async def expire_room(self, room_id: str, ttl_seconds: int) -> bool:
-        """Delete every key of the room after ``ttl_seconds`` (0: now) and take it out of
-        ``rooms:active``. A commit made meanwhile sets the room's TTL again. Returns False if
-        there is no such room."""
+        """The room is over: delete every key of the room after ``ttl_seconds`` (0: now) and
+        take it out of ``rooms:active``. Its change stream and applied request keys go sooner
+        when their own TTLs are shorter (``StoreConfig.finished_history_seconds``,
+        ``request_ttl_seconds``). A commit made meanwhile sets the room's TTL again. Returns
+        False if there is no such room."""
         room_keys = keys.room_keys(room_id)
         if isinstance(ttl_seconds, bool) or not isinstance(ttl_seconds, int) or ttl_seconds < 0:
             raise ValueError(f"ttl_seconds must be an int >= 0, got {ttl_seconds!r}")
+        room_ms = ttl_seconds * 1000
         async with self._redis.pipeline(transaction=True) as pipe:
-            for key in (room_keys.room, room_keys.version, room_keys.events, room_keys.requests):
-                pipe.expire(key, ttl_seconds)
+            pipe.pexpire(room_keys.room, room_ms)
+            pipe.pexpire(room_keys.version, room_ms)
+            pipe.pexpire(room_keys.events, min(room_ms, self._history_ttl_ms(room_ms)))
+            pipe.pexpire(room_keys.requests, min(room_ms, self._request_ttl_ms()))
             replies = await pipe.execute()
         await self._redis.zrem(keys.rooms_active(), room_id)
         return bool(replies[0])
@@ -300,7 +318,8 @@ class RoomOps(StoreBase):
             await asyncio.gather(
                 *(
                     self._together(
-                        *(("PEXPIRE", key, ttl_ms) for key in keys.room_keys(room_id)[:4])
+                        *(("PEXPIRE", key, ttl_ms) for key in keys.room_keys(room_id)[:3]),
+                        ("PEXPIRE", keys.room_requests(room_id), self._request_ttl_ms()),
                     )
                     for room_id, ms in zip(room_ids, left, strict=True)
                     if ms == -1

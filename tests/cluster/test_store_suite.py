@@ -16,11 +16,13 @@ from types import ModuleType
 from tests.server.store import (
     test_ai,
     test_feed,
+    test_finished_history,
     test_hands,
     test_live,
     test_lobby,
     test_players,
     test_quotas,
+    test_request_keys,
     test_rooms,
     test_talk,
 )
@@ -66,5 +68,7 @@ globals().update(
         test_feed,
         test_quotas,
         test_talk,
+        test_request_keys,
+        test_finished_history,
     )
 )
