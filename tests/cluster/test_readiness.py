@@ -5,11 +5,11 @@ once the shard is back."""
 from __future__ import annotations
 
 import asyncio
-import time
 
 from client.session import Session
 from tests.cluster.conftest import CLUSTER_ENV
 from tests.support.fixtures import ServerFactory
+from tests.support.polling import eventually
 from tests.support.redis_cluster import RedisCluster
 from tests.support.server_process import ServerProcess, http_get
 
@@ -17,13 +17,13 @@ PATIENCE = 60.0
 
 
 async def _readyz_becomes(server: ServerProcess, status: int) -> bytes:
-    deadline = time.monotonic() + PATIENCE
-    while True:
-        got, body = await asyncio.to_thread(http_get, f"{server.http_url}/readyz")
-        if got == status:
-            return body
-        assert time.monotonic() < deadline, f"/readyz stayed {got} {body!r}, not {status}"
-        await asyncio.sleep(0.2)
+    got, body = await eventually(
+        lambda: asyncio.to_thread(http_get, f"{server.http_url}/readyz"),
+        lambda answer: answer[0] == status,
+        timeout=PATIENCE,
+    )
+    assert got == status, f"/readyz stayed {got} {body!r}, not {status}"
+    return body
 
 
 async def test_readyz_says_not_ready_while_a_shard_is_down(

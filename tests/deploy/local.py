@@ -23,7 +23,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +37,7 @@ from tests.deploy.compose import (
     runtime_stage,
     stage_image_tree,
 )
+from tests.support.polling import wait_until
 from tests.support.server_process import free_port, http_get
 
 #: Inside the containers: where the server listens, and the services' names.
@@ -91,16 +92,6 @@ class Process:
             return self.log_path.read_text(errors="replace")
         except OSError:
             return ""
-
-
-def wait_until(predicate: Callable[[], bool], timeout: float, what: str) -> float:
-    """Poll ``predicate`` until true; returns the seconds it took."""
-    started = time.monotonic()
-    while not predicate():
-        if time.monotonic() - started > timeout:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-        time.sleep(0.05)
-    return time.monotonic() - started
 
 
 class LocalCompose:

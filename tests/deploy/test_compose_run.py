@@ -32,8 +32,9 @@ import pytest
 
 from client.session import Session, View
 from server.store import Store
-from tests.deploy.local import LocalCompose, Process, wait_until
+from tests.deploy.local import LocalCompose, Process
 from tests.deploy.matches import Played, check_match, play_to_end, stats_agree
+from tests.support.polling import wait_until
 
 #: What the host sets (in the shell or an .env file): the required secret, and a short drain
 #: so that the worker replaced mid-match hands its seat back within the test.

@@ -16,20 +16,10 @@ from client.session import Session
 from server import keys
 from tests.e2e.helpers import close_all, private_match
 from tests.support.fixtures import FAST_CLIENT_ENV
+from tests.support.polling import eventually
 
 #: How long a condition that Upkeep makes true (every 2 s, counts valid for 10 s) may take.
 PATIENCE = 40.0
-
-
-async def eventually(probe: Callable[[], Awaitable[Any]], ok: Callable[[Any], bool]) -> Any:
-    """``probe()`` again until ``ok`` holds of its answer (or ``PATIENCE`` runs out: the
-    last answer is returned, for the assertion that follows to show it)."""
-    deadline = time.monotonic() + PATIENCE
-    while True:
-        answer = await probe()
-        if ok(answer) or time.monotonic() > deadline:
-            return answer
-        await asyncio.sleep(0.2)
 
 
 def live_entry(server: Any, room: str) -> Callable[[], Awaitable[dict[str, Any] | None]]:
@@ -53,14 +43,16 @@ async def test_a_public_room_is_listed_with_its_watchers_on_every_process(
     a, b, room = await private_match(one.ws_url, two.ws_url, public=True)
     watchers = [await Session.connect(url) for url in (one.ws_url, two.ws_url, two.ws_url)]
     try:
-        listed = await eventually(live_entry(two, room), lambda entry: entry is not None)
+        listed = await eventually(
+            live_entry(two, room), lambda entry: entry is not None, timeout=PATIENCE
+        )
         assert listed is not None and listed["watchers"] == 0
         assert [seat["name"] for seat in listed["seats"]] == ["Ada", "Bob"]
         assert listed["mode"] == "private" and listed["target"] == 10
         assert listed["hand"] == 1 and listed["scores"] == [0, 0]
         for watcher in watchers:
             await watcher.request("watch", room=room)
-        entry = await eventually(live_entry(one, room), watchers_are(3))
+        entry = await eventually(live_entry(one, room), watchers_are(3), timeout=PATIENCE)
         assert entry is not None and entry["watchers"] == 3
         # the players see it, each on their own process, without a move being made
         for player in (a, b):
@@ -69,7 +61,7 @@ async def test_a_public_room_is_listed_with_its_watchers_on_every_process(
         lobby = await watchers[0].request("lobby")
         assert [item["watchers"] for item in lobby.result["live"] if item["room"] == room] == [3]
         await watchers[2].request("unfollow", room=room)
-        entry = await eventually(live_entry(one, room), watchers_are(2))
+        entry = await eventually(live_entry(one, room), watchers_are(2), timeout=PATIENCE)
         assert entry is not None and entry["watchers"] == 2
     finally:
         await close_all(a, b, *watchers)
@@ -84,10 +76,10 @@ async def test_the_watchers_of_a_killed_process_stop_counting(server_factory: An
     try:
         for watcher in (here, *there):
             await watcher.request("watch", room=room)
-        entry = await eventually(live_entry(one, room), watchers_are(3))
+        entry = await eventually(live_entry(one, room), watchers_are(3), timeout=PATIENCE)
         assert entry is not None and entry["watchers"] == 3
         two.kill()  # SIGKILL: it tells nobody its watchers are gone
-        entry = await eventually(live_entry(one, room), watchers_are(1))
+        entry = await eventually(live_entry(one, room), watchers_are(1), timeout=PATIENCE)
         assert entry is not None and entry["watchers"] == 1
         view = await a.wait_for(room, lambda v: v["watchers"] == 1, PATIENCE)
         assert view["watchers"] == 1
@@ -106,7 +98,9 @@ async def test_private_and_ai_rooms_are_never_listed(server_factory: Any) -> Non
         await watcher.request("watch", room=hidden, watch_token=token)
         await watcher.request("watch", room=ai.result["room"], watch_token=ai.result["watch_token"])
         # the public room is listed: the private ones had the same time to be
-        await eventually(live_entry(server, shown), lambda entry: entry is not None)
+        await eventually(
+            live_entry(server, shown), lambda entry: entry is not None, timeout=PATIENCE
+        )
         await asyncio.sleep(2.5)  # one more renewal of the list by Upkeep
         status, body = await server.aget_json("/api/live")
         assert status == 200
@@ -139,7 +133,7 @@ async def test_the_list_is_capped(server_factory: Any) -> None:
             rooms_listed: list[dict[str, Any]] = body["rooms"]
             return rooms_listed
 
-        listed = await eventually(listing, lambda found: len(found) >= 20)
+        listed = await eventually(listing, lambda found: len(found) >= 20, timeout=PATIENCE)
         assert len(listed) == 20
         assert {entry["room"] for entry in listed} <= set(rooms)
         lobby = await a.request("lobby")
