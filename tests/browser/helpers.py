@@ -127,6 +127,19 @@ def take_turn(page: Page, *, use_drag: bool = False, take_upcard: bool = False) 
     return None
 
 
+def close_result(page: Page) -> bool:
+    """Close a hand result if one shows (deal the next hand, or continue); True if one showed.
+    A click that meets a re-render is left for the caller's next look."""
+    if not page.get_by_test_id("hand-result").count():
+        return False
+    try:
+        page.get_by_test_id("next-hand").or_(page.get_by_test_id("continue")).first.click()
+    except Exception as error:
+        if not type(error).__module__.startswith("playwright"):
+            raise
+    return True
+
+
 def changed(page: Page, before: TableState | None, timeout: float) -> bool:
     """Whether the table changes from ``before`` within ``timeout`` seconds."""
     deadline = time.monotonic() + timeout

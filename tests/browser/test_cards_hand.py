@@ -21,7 +21,15 @@ from playwright.sync_api import FloatRect, Page, expect
 
 from protocol.melds import best_discards
 from tests.browser.conftest import NewPage
-from tests.browser.helpers import TableState, card_value, hand_cards, shot, table_state, take_turn
+from tests.browser.helpers import (
+    TableState,
+    card_value,
+    close_result,
+    hand_cards,
+    shot,
+    table_state,
+    take_turn,
+)
 from tests.browser.scenes import bots_in_a_room, finished_match, online
 from tests.support.server_process import ServerProcess
 
@@ -33,12 +41,6 @@ def join(page: Page, server: ServerProcess, invite: str) -> None:
     page.goto(f"{server.http_url}/join/{invite}")
     expect(page.get_by_test_id("table")).to_be_visible()
     online(page)
-
-
-def close_result(page: Page) -> None:
-    if page.get_by_test_id("hand-result").count():
-        with contextlib.suppress(PlaywrightError):
-            page.get_by_test_id("next-hand").or_(page.get_by_test_id("continue")).first.click()
 
 
 def my_turn_in(page: Page, phases: Iterable[str], timeout: float = 60.0) -> TableState:

@@ -10,6 +10,7 @@ clicking, as a person would.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Iterator
 from typing import Any, Literal
 
@@ -22,6 +23,7 @@ from tests.browser.conftest import NewPage
 from tests.browser.helpers import (
     SCREENSHOTS,
     ConsoleWatch,
+    close_result,
     play_hand,
     shot,
     table_state,
@@ -61,10 +63,14 @@ def box(page: Page, selector: str) -> list[float]:
     return found
 
 
-def my_draw_or_discard(page: Page, phase: str, limit: int = 400) -> None:
+def my_draw_or_discard(page: Page, phase: str, timeout: float = 60.0) -> None:
     """Play on (passing the upcard) until this page has a draw (``phase="draw"``) or a
-    discard to make; the opponents play theirs."""
-    for _ in range(limit):
+    discard to make; the opponents play theirs. A hand that ends first (an opponent knocked)
+    is closed and play goes on in the next one."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if close_result(page):
+            continue
         state = table_state(page)
         if state is not None and state.my_turn and state.phase == phase:
             return
@@ -74,7 +80,7 @@ def my_draw_or_discard(page: Page, phase: str, limit: int = 400) -> None:
                     wait_for_change(page, state)
             continue
         page.wait_for_timeout(30)
-    raise AssertionError(f"the page never had a {phase} to make")
+    raise AssertionError(f"the page never had a {phase} to make: {table_state(page)}")
 
 
 def shots(page: Page, stage: str) -> None:
