@@ -46,13 +46,20 @@ typecheck: $(STAMP)
 contracts: $(STAMP)
 	$(VENV)/bin/lint-imports
 
+# Test workers (pytest-xdist): most tests wait on servers, Redis and the browser more than
+# they compute, so a 2-core machine runs more workers than cores. Each worker starts its own
+# redis-server; `make test PYTEST_WORKERS=0` runs in one process.
+PYTEST_WORKERS ?= 3
+BROWSER_WORKERS ?= 2
+PYTEST_OPTS := --dist worksteal --durations=30
+
 pytest: $(STAMP) web
 	bash scripts/ensure-redis.sh
 	bash scripts/ensure-chromium.sh
-	$(VENV)/bin/pytest --ignore=tests/browser
+	$(VENV)/bin/pytest -n $(PYTEST_WORKERS) $(PYTEST_OPTS) --ignore=tests/browser
 	# Playwright's sync API keeps an event loop running for the session: the browser tests
-	# get a pytest process of their own so that the asyncio tests never share it.
-	$(VENV)/bin/pytest tests/browser
+	# get a pytest run of their own so that the asyncio tests never share it.
+	$(VENV)/bin/pytest -n $(BROWSER_WORKERS) $(PYTEST_OPTS) tests/browser
 
 bench: $(STAMP)
 	$(PY) -m bench.melds
