@@ -58,7 +58,7 @@ from tests.abuse.fuzzing import (
     open_connections,
     pack,
 )
-from tests.e2e.helpers import leaks, visible_cards
+from tests.support.players import leaks, visible_cards
 from tests.support.redis_server import RedisServer
 from tests.support.server_process import ServerProcess
 

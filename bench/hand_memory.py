@@ -44,7 +44,7 @@ from pathlib import Path
 import redis
 
 from client.session import Session
-from tests.e2e.helpers import play
+from tests.support.players import play
 from tests.support.redis_server import RedisServer
 from tests.support.server_process import ServerProcess
 

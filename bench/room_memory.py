@@ -41,7 +41,7 @@ import redis
 
 from bench.hand_memory import FAST, family, usage
 from client.session import Session
-from tests.e2e.helpers import play
+from tests.support.players import play
 from tests.support.redis_server import RedisServer
 from tests.support.server_process import ServerProcess
 

@@ -51,7 +51,7 @@ from protocol.cards import DECK
 from protocol.talk import QUICK_MESSAGES
 from server.store import Store
 from tests.chaos.players import SeatPlay, check_room, play_seat
-from tests.e2e.helpers import truth
+from tests.support.players import truth
 from tests.support.server_process import ServerProcess
 
 __all__ = [

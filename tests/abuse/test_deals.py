@@ -19,8 +19,8 @@ from protocol.cards import DECK, sort_cards
 from server import keys
 from server.engine import Action, GameState, apply
 from server.engine.shuffle import shuffled
-from tests.e2e.helpers import choose, close_all, private_match
 from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
+from tests.support.players import choose, close_all, private_match
 
 
 async def _stored(redis_url: str, room: str) -> dict[str, Any]:

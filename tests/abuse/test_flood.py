@@ -35,8 +35,8 @@ from client.session import Session
 from protocol import codec
 from protocol import messages as m
 from tests.abuse.fuzzing import HonestPlay, logged_failures, open_connections
-from tests.e2e.helpers import play_match
 from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
+from tests.support.players import play_match
 from tests.support.server_process import ROOT, ServerProcess
 
 FLOOD_SECONDS = 3.0

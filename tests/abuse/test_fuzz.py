@@ -37,8 +37,8 @@ from tests.abuse.fuzzing import (
     logged_failures,
     open_connections,
 )
-from tests.e2e.helpers import leaks, visible_cards
 from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
+from tests.support.players import leaks, visible_cards
 from tests.support.server_process import ServerProcess
 
 EXAMPLES = int(os.environ.get("GIN_FUZZ_EXAMPLES", "1500"))

@@ -8,8 +8,8 @@ from __future__ import annotations
 from client.session import RequestError, Session
 from protocol import codec
 from protocol import messages as m
-from tests.e2e.helpers import expect_error, private_match
 from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
+from tests.support.players import expect_error, private_match
 
 SHORT_GRACE = {**FAST_CLIENT_ENV, "GIN_DISCONNECT_GRACE": "1"}
 

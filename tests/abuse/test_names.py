@@ -12,8 +12,8 @@ import pytest
 from client.session import RequestError, Session
 from protocol import messages as m
 from tests.abuse.fuzzing import FuzzClient
-from tests.e2e.helpers import close_all, expect_error
 from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
+from tests.support.players import close_all, expect_error
 
 IMPERSONATIONS = [
     "AI (hard)",

@@ -10,8 +10,8 @@ import asyncio
 import random
 
 from client.session import Session
-from tests.e2e.helpers import close_all, expect_error, play, private_match
 from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
+from tests.support.players import close_all, expect_error, play, private_match
 from tests.support.server_process import ServerProcess
 
 

@@ -24,8 +24,8 @@ from client.session import RequestError, Session
 from protocol import messages as m
 from server import keys
 from server.handlers.rooms import INVITE_ALPHABET, INVITE_LENGTH
-from tests.e2e.helpers import choose, close_all, expect_error, play
 from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
+from tests.support.players import choose, close_all, expect_error, play
 from tests.support.server_process import WORKER_KEY
 
 LIMITS_ENV = {

@@ -24,8 +24,8 @@ from server import names
 from server.identity import hash_token
 from server.settings import Settings
 from tests.abuse.fuzzing import FuzzClient, logged_failures
-from tests.e2e.helpers import expect_error
 from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
+from tests.support.players import expect_error
 from tests.support.server_process import WORKER_KEY
 
 

@@ -25,7 +25,7 @@ from protocol import messages as m
 from protocol.cards import DECK
 from protocol.scoring import score_hand
 from server.store import HandRecord, Store
-from tests.e2e.helpers import action_matches, check_view, choose, redacted, replay_hands, truth
+from tests.support.players import action_matches, check_view, choose, redacted, replay_hands, truth
 
 Change = tuple[int, int | None, list[dict[str, Any]]]
 

@@ -45,8 +45,8 @@ from tests.chaos.conftest import ProxyFactory, WorkerFactory
 from tests.chaos.players import SeatPlay, check_room, play_seat
 from tests.chaos.proxy import Proxy
 from tests.chaos.workers import WorkerProcess
-from tests.e2e.helpers import truth
 from tests.support.fixtures import ServerFactory
+from tests.support.players import truth
 from tests.support.redis_server import RedisServer
 from tests.support.server_process import ServerProcess
 

@@ -18,8 +18,8 @@ from server.store import Store
 from tests.chaos.workers import WorkerProcess
 from tests.cluster.conftest import CLUSTER_CONFIG, CLUSTER_ENV
 from tests.deploy.matches import Played, check_match, play_to_end, stats_agree
-from tests.e2e.helpers import leaks, truth, visible_cards
 from tests.support.fixtures import ServerFactory
+from tests.support.players import leaks, truth, visible_cards
 from tests.support.server_process import http_get
 
 TARGET = 100

@@ -10,9 +10,9 @@ import time
 from server import keys
 from server.store import Store
 from tests.cluster.conftest import CLUSTER_CONFIG, CLUSTER_ENV
-from tests.e2e.helpers import close_all, expect_error, private_match
 from tests.e2e.retries import assert_applied_once, next_move
 from tests.support.fixtures import ServerFactory
+from tests.support.players import close_all, expect_error, private_match
 from tests.support.redis_cluster import RedisCluster
 from tests.support.redis_server import RedisServerError
 

@@ -1,6 +1,6 @@
 """Playing whole matches through a deployment, and checking their scores end to end.
 
-``play_to_end`` plays one seat like a person (the moves of ``tests.e2e.helpers.choose``) at
+``play_to_end`` plays one seat like a person (the moves of ``tests.support.players.choose``) at
 the default rate limits of a deployment; ``check_match`` then holds everything that was
 played against the ground truth: the room's change stream in Redis (every hand replayed card
 by card and scored again with the rules library), each player's final view, the replay
@@ -20,7 +20,7 @@ from client.session import ConnectionLost, RequestError, Session, View
 from protocol.cards import DECK
 from protocol.scoring import score_hand
 from server.store import Store
-from tests.e2e.helpers import check_view, choose, replay_hands, truth
+from tests.support.players import check_view, choose, replay_hands, truth
 from tests.support.server_process import http_get
 
 #: Answers after which the player just looks at the room again and decides anew.

@@ -8,7 +8,7 @@ from typing import Any
 from client.session import Session
 from protocol import messages as m
 from server.store import Store
-from tests.e2e.helpers import action_matches, truth
+from tests.support.players import action_matches, truth
 
 
 def next_move(sessions: tuple[Session, Session], room: str) -> tuple[int, m.Act]:

@@ -8,7 +8,7 @@ from typing import Any
 
 from client.session import Session
 from protocol import messages as m
-from tests.e2e.helpers import close_all, private_match
+from tests.support.players import close_all, private_match
 
 
 @dataclass

@@ -17,8 +17,8 @@ from client.session import RequestError, Session
 from protocol import messages as m
 from server import keys
 from server.ai_dispatch import STALE_MS
-from tests.e2e.helpers import pending_ai_requests
 from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
+from tests.support.players import pending_ai_requests
 from tests.support.server_process import WORKER_KEY
 
 

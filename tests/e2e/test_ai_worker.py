@@ -18,8 +18,8 @@ from client.ai import worker as worker_module
 from client.session import RequestError, Session, View
 from protocol import codec
 from protocol import messages as m
-from tests.e2e.helpers import ai_room_with_worker, choose
 from tests.support.fixtures import FAST_CLIENT_ENV
+from tests.support.players import ai_room_with_worker, choose
 from tests.support.server_process import ROOT, WORKER_KEY, ServerProcess
 
 Spawn = Any

@@ -13,8 +13,8 @@ from websockets.exceptions import ConnectionClosed
 from client.session import Session
 from protocol import codec
 from protocol import messages as m
-from tests.e2e.helpers import close_all, expect_error, private_match
 from tests.support.fixtures import ServerFactory
+from tests.support.players import close_all, expect_error, private_match
 from tests.support.server_process import ServerProcess
 
 

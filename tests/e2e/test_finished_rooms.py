@@ -10,8 +10,8 @@ from redis.asyncio import Redis
 
 from client.session import Session
 from server import keys
-from tests.e2e.helpers import check_view, close_all, play_match, private_match, replay_hands
 from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
+from tests.support.players import check_view, close_all, play_match, private_match, replay_hands
 
 HISTORY_SECONDS = 1
 

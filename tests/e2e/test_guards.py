@@ -9,7 +9,7 @@ from websockets.exceptions import InvalidHandshake, InvalidStatus
 from client.session import RequestError, Session
 from protocol import codec
 from protocol import messages as m
-from tests.e2e.helpers import close_all, expect_error, private_match
+from tests.support.players import close_all, expect_error, private_match
 from tests.support.server_process import WORKER_KEY, ServerProcess
 
 

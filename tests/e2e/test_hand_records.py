@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from server.store import Store
-from tests.e2e.helpers import close_all, play_match, private_match, replay_hands, truth
 from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
+from tests.support.players import close_all, play_match, private_match, replay_hands, truth
 
 ROOM_EVENTS = {"room", "forfeit", "rematch", "timeout", "presence", "stand_in"}
 

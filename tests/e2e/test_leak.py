@@ -13,7 +13,7 @@ import asyncio
 from client.session import Session
 from protocol import messages as m
 from server.store import Store
-from tests.e2e.helpers import (
+from tests.support.players import (
     cards_in,
     close_all,
     leaks,

@@ -8,8 +8,8 @@ import random
 from typing import Any
 
 from client.session import Session, View
-from tests.e2e.helpers import choose, close_all, expect_error, private_match
 from tests.e2e.test_ai_worker import Spawn, play_person, workers  # noqa: F401
+from tests.support.players import choose, close_all, expect_error, private_match
 
 #: A grace so long that no test outlives it: a claim is always too early.
 LONG_GRACE = {"GIN_DISCONNECT_GRACE": "3600"}

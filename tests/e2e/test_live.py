@@ -14,8 +14,8 @@ from redis.asyncio import Redis
 
 from client.session import Session
 from server import keys
-from tests.e2e.helpers import close_all, private_match
 from tests.support.fixtures import FAST_CLIENT_ENV
+from tests.support.players import close_all, private_match
 from tests.support.polling import eventually
 
 #: How long a condition that Upkeep makes true (every 2 s, counts valid for 10 s) may take.

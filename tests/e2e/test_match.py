@@ -7,7 +7,8 @@ import random
 
 from client.session import Session
 from protocol.messages import AiSeat
-from tests.e2e.helpers import (
+from tests.support.fixtures import ServerFactory
+from tests.support.players import (
     OVER,
     assert_gap_free,
     check_view,
@@ -17,7 +18,6 @@ from tests.e2e.helpers import (
     play_match,
     private_match,
 )
-from tests.support.fixtures import ServerFactory
 from tests.support.server_process import WORKER_KEY, ServerProcess
 
 

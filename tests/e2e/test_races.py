@@ -9,7 +9,7 @@ from typing import Any
 from client.session import RequestError, Session
 from protocol import messages as m
 from server.store import Store
-from tests.e2e.helpers import close_all, private_match
+from tests.support.players import close_all, private_match
 from tests.support.server_process import ServerProcess
 
 COPIES = 1000

@@ -14,7 +14,8 @@ import pytest
 
 from protocol import messages as m
 from server.store import Store
-from tests.e2e.helpers import (
+from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
+from tests.support.players import (
     PLAYING,
     PlayerLog,
     action_matches,
@@ -27,7 +28,6 @@ from tests.e2e.helpers import (
     truth,
     unless_failed,
 )
-from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
 
 #: Long enough that the match is never over before the restart (seq 25, a few hands at most).
 TARGET = 100

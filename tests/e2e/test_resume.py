@@ -9,8 +9,8 @@ import random
 from client.session import Session
 from protocol import messages as m
 from server.store import Store
-from tests.e2e.helpers import check_view, close_all, expect_error, play, private_match
 from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
+from tests.support.players import check_view, close_all, expect_error, play, private_match
 from tests.support.server_process import ServerProcess
 
 

@@ -12,7 +12,7 @@ import msgpack
 
 from client.session import Session
 from protocol import messages as m
-from tests.e2e.helpers import (
+from tests.support.players import (
     check_view,
     close_all,
     expect_error,

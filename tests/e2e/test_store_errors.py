@@ -14,9 +14,9 @@ import redis
 from client.session import Session
 from server import keys
 from server.store import Store
-from tests.e2e.helpers import close_all, expect_error, private_match
 from tests.e2e.retries import assert_applied_once, next_move
 from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
+from tests.support.players import close_all, expect_error, private_match
 from tests.support.redis_server import RedisServer
 
 WAIT_ENV = {

@@ -8,9 +8,9 @@ from client.session import Session
 from protocol import codec
 from protocol import messages as m
 from server.store import Store
-from tests.e2e.helpers import close_all, expect_error, play_match, private_match, truth
 from tests.e2e.talk import barrier, said_to, saids, table
 from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
+from tests.support.players import close_all, expect_error, play_match, private_match, truth
 from tests.support.server_process import WORKER_KEY, ServerProcess
 
 

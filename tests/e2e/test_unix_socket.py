@@ -4,8 +4,8 @@ self-hosts often run it: the server starts, and a whole match is played and stor
 from __future__ import annotations
 
 from server.store import Store
-from tests.e2e.helpers import close_all, play_match, private_match, truth
 from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
+from tests.support.players import close_all, play_match, private_match, truth
 from tests.support.redis_server import RedisServer
 
 

@@ -11,8 +11,8 @@ from collections.abc import Callable
 from client.session import RequestError, Session
 from protocol import messages as m
 from server.store import Store
-from tests.e2e.helpers import ai_room_with_worker
 from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
+from tests.support.players import ai_room_with_worker
 from tests.support.server_process import WORKER_KEY, ServerProcess
 
 RACES = 100

@@ -1,4 +1,5 @@
-"""Shared by the end-to-end tests: scripted players, view checks, ground truth and replays."""
+"""Scripted players shared by the suites that run real servers (e2e, abuse, chaos, cluster,
+deploy, bench): playing a seat, view checks, ground truth and replays."""
 
 from __future__ import annotations
 
