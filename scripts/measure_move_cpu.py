@@ -20,7 +20,7 @@ import subprocess
 from collections import Counter
 from pathlib import Path
 
-from tests.e2e.helpers import close_all, play_match, private_match
+from tests.support.players import close_all, play_match, private_match
 from tests.support.redis_cluster import RedisCluster
 from tests.support.redis_server import RedisServer, _command
 from tests.support.server_process import ServerProcess
