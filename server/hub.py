@@ -14,7 +14,7 @@ import contextlib
 import logging
 import secrets
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from protocol.messages import SAID_SINCE_MINOR
 from server.blobs import decode_change, decode_room
@@ -43,6 +43,9 @@ class Hub:
         #: Rooms whose first follower waits for Redis to confirm the subscription.
         self._confirmed: dict[str, asyncio.Future[None]] = {}
         self._rooms: dict[str, tuple[int, Room]] = {}
+        #: Told of every change of the decoded copy of a followed room (None: no longer
+        #: followed); the periodic work schedules itself by it (``server.due``).
+        self.room_changed: Callable[[str, Room | None], None] = _nobody
         #: Commits of this process in flight, by (room, the version they would make), and the
         #: feed's copies of those versions held until the commit's outcome is known.
         self._committing: dict[tuple[str, int], int] = {}
@@ -103,7 +106,8 @@ class Hub:
         followers.discard(conn)
         if not followers:
             del self._followers[room_id]
-            self._rooms.pop(room_id, None)
+            if self._rooms.pop(room_id, None) is not None:
+                self.room_changed(room_id, None)
             self.parts.watchers.pop(room_id, None)
             with contextlib.suppress(Exception):
                 await self._feed.remove(room_id)
@@ -124,7 +128,17 @@ class Hub:
         if room_id in self._followers:
             cached = self._rooms.get(room_id)
             if cached is None or cached[0] <= version:
-                self._rooms[room_id] = (version, room)
+                self._keep(room_id, version, room)
+
+    def room(self, room_id: str) -> tuple[int, Room] | None:
+        """The decoded copy of a followed room this process holds, with its version."""
+        return self._rooms.get(room_id)
+
+    def _keep(self, room_id: str, version: int, room: Room) -> None:
+        previous = self._rooms.get(room_id)
+        self._rooms[room_id] = (version, room)
+        if previous is None or previous[1] is not room:
+            self.room_changed(room_id, room)
 
     def committing(self, room_id: str, seq: int) -> None:
         """This process is committing the change that makes ``seq``. The feed's copy of it
@@ -288,7 +302,7 @@ class Hub:
             return cached
         room = decode_room(blob)
         if room_id in self._followers:
-            self._rooms[room_id] = (version, room)
+            self._keep(room_id, version, room)
         return version, room
 
     async def _run(self) -> None:
@@ -382,7 +396,7 @@ class Hub:
         room = self.cached(update.room_id, seq) or decode_room(update.state)
         cached = self._rooms.get(update.room_id)
         if cached is None or cached[0] < seq:
-            self._rooms[update.room_id] = (seq, room)
+            self._keep(update.room_id, seq, room)
         frames = self.parts.frames(room, seq, decode_change(update.change))
         for conn in list(followers):
             subscription = conn.rooms.get(update.room_id)
@@ -414,3 +428,7 @@ class Hub:
             subscription = conn.rooms.get(room_id)
             if subscription is not None:
                 await self.catch_up(conn, subscription)
+
+
+def _nobody(room_id: str, room: Room | None) -> None:
+    """No one listens to the room changes yet."""

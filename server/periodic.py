@@ -12,6 +12,7 @@ from typing import Any
 from server.ai_seats import AiSeatKeeper
 from server.blobs import decode_room, encode_change
 from server.commits import Commits
+from server.due import DueRooms
 from server.hub import Hub
 from server.live import WATCHERS_EVERY, WATCHERS_TTL_MS
 from server.requests import RequestFailed
@@ -43,10 +44,13 @@ class Upkeep:
         self._commits = commits
         self._settings = settings
         self._ai_seats = ai_seats
+        #: The followed rooms by their next due time, told of each change by the hub.
+        self.due = DueRooms(settings.disconnect_grace_seconds)
+        hub.room_changed = self.due.changed
 
     async def run(self, interval: float) -> None:
-        """Every ``interval`` (or a third of an AI lease, when shorter): the turn clocks and
-        the stand-ins; the other work at its own pace."""
+        """Every ``interval`` (or a third of an AI lease, when shorter): the rooms whose time
+        has come (turn clocks, stand-ins, away choices); the other work at its own pace."""
         loop = asyncio.get_running_loop()
         next_sweep = loop.time()
         next_lease = loop.time()
@@ -54,12 +58,11 @@ class Upkeep:
         next_watchers = loop.time()
         lease_every = self._ai_seats.lease_seconds / 3
         room_idle = self._settings.room_idle_seconds
+        every = min(interval, lease_every)
         while True:
-            await asyncio.sleep(min(interval, lease_every))
+            await asyncio.sleep(every)
             try:
-                await self.expire_turns()
-                await self.start_stand_ins()
-                await self.open_away_choices()
+                await self.handle_due(retry_after=every)
                 if loop.time() >= next_watchers:
                     next_watchers = loop.time() + WATCHERS_EVERY
                     await self.share_watchers()
@@ -76,6 +79,30 @@ class Upkeep:
             except Exception:
                 log.exception("periodic work failed")
 
+    async def handle_due(self, retry_after: float = 1.0) -> int:
+        """Look at every followed room whose time has come (``server.due``): play the default
+        move of a turn clock that ran out, start a stand-in, open the other person's choice.
+        A room whose work failed is looked at again ``retry_after`` seconds later. Returns
+        how many rooms were looked at."""
+        now = time.time()
+        due = self.due.pop_due(now)
+        for room_id in due:
+            held = self._hub.room(room_id)
+            if held is None:
+                continue
+            try:
+                await self._expire_turn(room_id, now)
+                await self._start_stand_ins(room_id, now)
+                await self._open_away_choices(room_id, now)
+            except Exception:
+                log.exception("periodic work on room %s failed", room_id)
+                if self._hub.room(room_id) is held:
+                    self.due.retry(room_id, now + retry_after)
+                continue
+            if self._hub.room(room_id) is held:  # else its change scheduled it already
+                self.due.looked_at(room_id, held[1], now)
+        return len(due)
+
     async def share_watchers(self) -> None:
         """Renew this process's spectator counts and its public rooms in play in the live list
         (a finished room leaves it), then read every followed room's count over all processes
@@ -89,73 +116,70 @@ class Upkeep:
         await store.drop_live(room_id for room_id, room in followed if room.status == "finished")
         hub.set_watchers(await store.watcher_counts(hub.followed_room_ids()))
 
-    async def open_away_choices(self) -> None:
-        """Tell the other person of every room between people whose player has been away past
+    async def _open_away_choices(self, room_id: str, now: float) -> None:
+        """Tell the other person of a room between people whose player has been away past
         the grace that they may now claim the win or call a stand-in (an update, so a client
         needs no clock of its own to offer it)."""
-        now = time.time()
         grace = self._settings.disconnect_grace_seconds
-        for room_id, room in self._hub.followed_rooms():
-            for index, seat in enumerate(room.seats):
-                away = seat.away_since
-                if seat.away_choice or away is None or now < away + grace:
-                    continue
+        held = self._hub.room(room_id)
+        if held is None:
+            return
+        for index, seat in enumerate(held[1].seats):
+            away = seat.away_since
+            if seat.away_choice or away is None or now < away + grace:
+                continue
 
-                def choice(current: Room, at: float, index: int = index) -> tuple[Room, list[Any]]:
-                    return open_away_choice(current, index, at, grace)
+            def choice(current: Room, at: float, index: int = index) -> tuple[Room, list[Any]]:
+                return open_away_choice(current, index, at, grace)
 
-                with contextlib.suppress(RequestFailed):
-                    await self._commits.change(room_id, choice, actor=None)
+            with contextlib.suppress(RequestFailed):
+                await self._commits.change(room_id, choice, actor=None)
 
-    async def expire_turns(self) -> int:
-        """Play the default move for every followed room whose turn clock ran out."""
-        played = 0
-        now = time.time()
-        for room_id, room in self._hub.followed_rooms():
-            if room.turn_deadline is None or room.turn_deadline > now:
+    async def _expire_turn(self, room_id: str, now: float) -> bool:
+        """Play the default move of the room if its turn clock ran out."""
+        held = self._hub.room(room_id)
+        if held is None or held[1].turn_deadline is None or held[1].turn_deadline > now:
+            return False
+        loaded = await self._store.load_room(room_id)
+        if loaded is None:
+            return False
+        version, blob = loaded
+        current = decode_room(blob)
+        expired = expire_turn(current, now)
+        if expired is None:
+            return False
+        changed, events = expired
+        seat = current.game.turn if current.game is not None else None
+        change = encode_change(version + 1, [{"type": "timeout", "seat": seat}, *events], seat)
+        result = await self._commits.commit(current, version, changed, change)
+        return result.status is CommitStatus.OK
+
+    async def _start_stand_ins(self, room_id: str, now: float) -> int:
+        """Ask for an AI to stand in for every person of the room away longer than the grace."""
+        started = 0
+        grace = self._settings.disconnect_grace_seconds
+        held = self._hub.room(room_id)
+        if held is None:
+            return 0
+        room = held[1]
+        if room.stand_in_level is None or room.status != "playing":
+            return 0
+        for index, seat in enumerate(room.seats):
+            away = seat.away_since
+            if seat.stand_in is not None or away is None or now < away + grace:
+                continue
+
+            def stand_in(current: Room, at: float, index: int = index) -> tuple[Room, list[Any]]:
+                return start_stand_in(current, index, at, grace)
+
+            try:
+                await self._commits.change(room_id, stand_in, actor=None)
+            except RequestFailed:
                 continue
             loaded = await self._store.load_room(room_id)
-            if loaded is None:
-                continue
-            version, blob = loaded
-            current = decode_room(blob)
-            expired = expire_turn(current, now)
-            if expired is None:
-                continue
-            changed, events = expired
-            seat = current.game.turn if current.game is not None else None
-            change = encode_change(version + 1, [{"type": "timeout", "seat": seat}, *events], seat)
-            result = await self._commits.commit(current, version, changed, change)
-            if result.status is CommitStatus.OK:
-                played += 1
-        return played
-
-    async def start_stand_ins(self) -> int:
-        """Ask for an AI to stand in for every person away longer than the grace period."""
-        started = 0
-        now = time.time()
-        grace = self._settings.disconnect_grace_seconds
-        for room_id, room in self._hub.followed_rooms():
-            if room.stand_in_level is None or room.status != "playing":
-                continue
-            for index, seat in enumerate(room.seats):
-                away = seat.away_since
-                if seat.stand_in is not None or away is None or now < away + grace:
-                    continue
-
-                def stand_in(
-                    current: Room, at: float, index: int = index
-                ) -> tuple[Room, list[Any]]:
-                    return start_stand_in(current, index, at, grace)
-
-                try:
-                    await self._commits.change(room_id, stand_in, actor=None)
-                except RequestFailed:
-                    continue
-                loaded = await self._store.load_room(room_id)
-                if loaded is not None and decode_room(loaded[1]).seats[index].stand_in:
-                    await self._ai_seats.request(room_id, index, room.stand_in_level)
-                    started += 1
+            if loaded is not None and decode_room(loaded[1]).seats[index].stand_in:
+                await self._ai_seats.request(room_id, index, room.stand_in_level)
+                started += 1
         return started
 
     async def write_owed_records(self, batch: int = 100) -> int:
