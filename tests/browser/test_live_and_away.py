@@ -153,6 +153,9 @@ def test_a_seat_left_for_another_room_shows_away_until_its_player_is_back(
     # the guest starts a match against the AI beside this one: the host sees them away, with
     # the away choice once the grace has passed
     guest.get_by_role("link", name="Lobby").click()
+    # the lobby lists the match in play once the page has its first view of the dealt game
+    # (a click before that starts the AI match without asking)
+    expect(guest.get_by_test_id(f"back-to-{first_room}")).to_be_visible()
     guest.get_by_test_id("play-ai-easy").click()
     guest.get_by_test_id("confirm-yes").click()
     expect(guest).not_to_have_url(re.compile(re.escape(first_room) + "$"))
