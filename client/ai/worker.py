@@ -162,7 +162,12 @@ class Worker:
             return
         error = task.exception()
         if error is not None and not isinstance(error, SessionClosed):
-            log.error("seat failed", extra={"room": key[0], "seat": key[1]}, exc_info=error)
+            log.error(
+                "seat failed: room %s seat %s",
+                *key,
+                extra={"room": key[0], "seat": key[1]},
+                exc_info=error,
+            )
 
     async def _play(self, room: str, seat: int, level: str) -> None:
         """Take and play the seat on the worker's one connection (the server never offers a
@@ -179,7 +184,13 @@ class Worker:
             ack = await session.request("join_room", room=room, seat=seat)
         except RequestError as error:
             # Said once, with the server's code; the server hands the seat on at once.
-            log.warning("seat not taken", extra={"room": room, "seat": seat, "code": error.code})
+            log.warning(
+                "seat not taken: room %s seat %s: %s",
+                room,
+                seat,
+                error.code,
+                extra={"room": room, "seat": seat, "code": error.code},
+            )
             return
         except ConnectionLost:
             # Taken or not, the seat's lease tells the server to offer it again if need be.
@@ -190,7 +201,11 @@ class Worker:
         except (SessionClosed, asyncio.CancelledError):
             raise
         except RequestError as error:
-            log.info("seat lost", extra={"room": room, "code": error.code})
+            log.info(
+                "seat lost: room %s: %s", room, error.code, extra={"room": room, "code": error.code}
+            )
+            if error.code == "not_found":
+                await _let_go(session, room)
         except Exception:
             log.exception("seat failed", extra={"room": room})
 
@@ -260,6 +275,13 @@ class Worker:
         await asyncio.gather(*self._seats.values(), return_exceptions=True)
         if self._session is not None:
             await self._session.close()
+
+
+async def _let_go(session: Session, room: str) -> None:
+    """The room is gone (a room that waited for its person expired): tell the server that
+    the seat it counts against this worker's capacity is free."""
+    with contextlib.suppress(RequestError, ConnectionLost, SessionClosed, TimeoutError):
+        await session.request("unfollow", room=room)
 
 
 async def _reach(session: Session, room: str, seq: int) -> None:

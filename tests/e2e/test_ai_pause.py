@@ -227,3 +227,29 @@ async def ai_moves_soon_after(person: Session, room: str, view: View) -> bool:
         timeout=20,
     )
     return answered["status"] == "finished" or len(answered["game"]["history"]) > moves
+
+
+async def test_a_waiting_ai_room_that_expires_frees_its_workers_seat(
+    server_factory: ServerFactory, spawn_worker: Spawn
+) -> None:
+    """A worker of one seat plays an AI room whose person went away; the room expires
+    (``GIN_ROOM_IDLE``) while it waits. The worker finds the room gone and gives the seat up,
+    so a new AI room gets its AI. Before: the expired room held the worker's seat for good."""
+    server = server_factory(env={**PAUSE_ENV, "GIN_ROOM_IDLE": "5"})
+    worker = spawn_worker(server, GIN_AI_CAPACITY="1")
+    leaver = await Session.connect(server.ws_url, name="Ada", reconnect=False)
+    (gone,) = await ai_rooms_at_the_persons_turn(leaver, 1)
+    await leaver.close()
+    for _ in range(600):  # the worker looks at a room whose turn does not come every 15 s
+        if log_lines(worker.log_text(), f"seat lost: room {gone}: not_found"):
+            break
+        await asyncio.sleep(0.1)
+    else:
+        raise AssertionError("the worker never found the expired room gone")
+
+    newcomer = await Session.connect(server.ws_url, name="Bea")
+    try:
+        ack = await newcomer.request("create_room", mode="ai", level="easy")
+        assert await ai_moves_soon(newcomer, ack.result["room"], 15), "the seat stayed taken"
+    finally:
+        await newcomer.close()
