@@ -79,15 +79,17 @@ async def watch_all(url: str, rooms: list[str]) -> Session:
     return watcher
 
 
-async def ai_moves_soon(person: Session, room: str, seconds: float) -> bool:
-    """The person plays ``room`` until the AI (seat 1) has made a move; False if it has not
-    within ``seconds``."""
+async def ai_moves_soon(person: Session, room: str, seconds: float, after: int = 0) -> bool:
+    """The person plays ``room`` until the AI (seat 1) has made a move (past the first
+    ``after`` moves of the hand's history); False if it has not within ``seconds``."""
     rng = random.Random(room)
     try:
         async with asyncio.timeout(seconds):
             while True:
                 view = await person.wait_for(room, persons_turn, timeout=seconds)
-                if any(move["seat"] == 1 for move in view["game"]["history"]):
+                if view["status"] == "finished":
+                    return True
+                if any(move["seat"] == 1 for move in view["game"]["history"][after:]):
                     return True
                 await play(person, room, rng, until_seq=person.room(room).seq + 1)
     except TimeoutError:
@@ -215,18 +217,9 @@ async def test_a_person_back_in_a_paused_ai_room_plays_on_from_where_they_were(
 
 
 async def ai_moves_soon_after(person: Session, room: str, view: View) -> bool:
-    """The person makes their move; the AI answers with one of its own."""
-    moves = len(view["game"]["history"])
-    await play(person, room, random.Random(7), until_seq=person.room(room).seq + 1)
-    answered = await person.wait_for(
-        room,
-        lambda v: (
-            any(move["seat"] == 1 for move in v["game"]["history"][moves:])
-            or v["status"] == "finished"
-        ),
-        timeout=20,
-    )
-    return answered["status"] == "finished" or len(answered["game"]["history"]) > moves
+    """The person plays on (their move, and a discard after a draw); the AI answers with a
+    move of its own within 20 s."""
+    return await ai_moves_soon(person, room, 20, after=len(view["game"]["history"]))
 
 
 async def test_a_waiting_ai_room_that_expires_frees_its_workers_seat(
