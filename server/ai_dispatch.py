@@ -7,7 +7,7 @@ worker's capacity. A request superseded by a newer one for the same seat is ackn
 never offered (see ``server.store.ai``).
 A worker whose ``join_room`` for an offered seat was refused for another reason hands the
 seat back: the offer is withdrawn at once and the request offered again, to another worker
-(never again to one that handed it back).
+(to one that handed it back only after ``STALE_MS``, when no other worker took it).
 A worker that disconnects gives its seats back: they are requested again for another worker.
 (A worker that vanishes without a word is noticed by the seat leases of ``server.ai_seats``.)
 
@@ -73,7 +73,8 @@ class AiDispatcher:
         self._workers: dict[Connection, Worker] = {}
         self._offers: dict[Key, Offer] = {}
         self._waiting: list[AiSeatRequest] = []
-        self._handed_back: dict[Key, set[Worker]] = {}
+        #: Seats handed back, by the workers that handed them back and when (event loop time).
+        self._handed_back: dict[Key, dict[Worker, float]] = {}
         self._wakeup = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
@@ -122,7 +123,7 @@ class AiDispatcher:
         if offer is None or offer.worker.conn is not conn:
             return
         self._withdraw(key)
-        self._handed_back.setdefault(key, set()).add(offer.worker)
+        self._handed_back.setdefault(key, {})[offer.worker] = asyncio.get_running_loop().time()
         self._waiting.append(offer.request)
         self._wakeup.set()
 
@@ -140,7 +141,7 @@ class AiDispatcher:
         if worker is None:
             return []
         for refusers in self._handed_back.values():
-            refusers.discard(worker)
+            refusers.pop(worker, None)
         offered: list[tuple[str, int, str]] = []
         for key in list(worker.offered):
             offer = self._withdraw(key)
@@ -164,12 +165,13 @@ class AiDispatcher:
 
     def _pick(self, key: Key | None = None) -> Worker | None:
         """The worker with the most free capacity (for ``key``: of those that did not hand
-        that seat back)."""
-        refusers = self._handed_back.get(key, set()) if key is not None else set()
+        that seat back in the last ``STALE_MS``)."""
+        refused = self._handed_back.get(key, {}) if key is not None else {}
+        since = asyncio.get_running_loop().time() - STALE_MS / 1000
         free = [
             worker
             for worker in self._workers.values()
-            if worker.free > 0 and worker not in refusers
+            if worker.free > 0 and refused.get(worker, since) <= since
         ]
         return max(free, key=lambda worker: worker.free, default=None)
 
@@ -233,6 +235,7 @@ class AiDispatcher:
                 extra={"room": request.room_id, "seat": request.seat},
             )
             await self._store.ack_ai_request(request.entry_id)
+            self._handed_back.pop((request.room_id, request.seat), None)
         dropped = {request.entry_id for request in superseded}
         return [request for request in requests if request.entry_id not in dropped]
 

@@ -222,7 +222,8 @@ async def test_a_seat_a_worker_could_not_take_is_offered_to_another_worker_at_on
     """A worker's ``join_room`` for an offered seat is refused for a reason other than the seat
     needing no AI (here: the worker sits in the room as Ada's opponent, and one connection
     follows one seat of a room): the seat goes to another worker at once, not after the
-    offer went stale (``STALE_MS``), and never back to the worker that could not take it."""
+    offer went stale (``STALE_MS``), and not back to the worker that could not take it (not
+    before ``STALE_MS``)."""
     server = server_factory(env=STAND_IN_ENV)
     refuser, other = await _worker(server.ws_url), await _worker(server.ws_url)
     person = await Session.connect(server.ws_url, name="Ada", reconnect=False)
