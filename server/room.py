@@ -710,6 +710,16 @@ def _away_opponent(room: Room, seat: int, now: float, grace: float) -> int:
     return opponent
 
 
+def ai_level_wanted(room: Room, seat: int) -> str | None:
+    """The level of the AI that should play ``seat`` now: an AI seat's, or a stand-in's in a
+    room between people. None for a stand-in in a room against the AI (one started before
+    such rooms waited for their person: nobody takes it up again)."""
+    current = room.seats[seat]
+    if current.ai is not None:
+        return current.ai
+    return current.stand_in if _people_room(room) else None
+
+
 def _opponent_here(room: Room, seat: int) -> bool:
     """The other seat of a room between people is played by its person, who is here."""
     other = room.seats[1 - seat]
@@ -724,7 +734,7 @@ def bind_stand_in(room: Room, seat: int, player_id: str) -> tuple[Room, list[Eve
     """Bind a waiting stand-in to the worker that took its request."""
     _check_seat(seat)
     current = room.seats[seat]
-    if current.stand_in is None:
+    if ai_level_wanted(room, seat) is None or current.stand_in is None:
         raise NotAPlayer(f"nobody needs a stand-in in seat {seat} of room {room.id}")
     return _with_seat(room, seat, replace(current, agent=player_id)), []
 

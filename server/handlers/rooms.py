@@ -25,6 +25,7 @@ from server.room import (
     Room,
     RoomError,
     Seat,
+    ai_level_wanted,
     bind_ai_seat,
     bind_offered_seat,
     bind_stand_in,
@@ -192,7 +193,7 @@ class Rooms:
                 return bind_offered_seat(room, message.seat, player.player or "")
             if conn.is_worker:
                 for index, seat in enumerate(room.seats):
-                    if seat.stand_in is not None and seat.ai is None:
+                    if seat.stand_in is not None and ai_level_wanted(room, index) is not None:
                         seat_box.append(index)
                         return bind_stand_in(room, index, player.player or "")
                 for index, seat in enumerate(room.seats):

@@ -49,6 +49,7 @@ from server.room import (
     RoomFull,
     Seat,
     act,
+    ai_level_wanted,
     bind_ai_seat,
     bind_offered_seat,
     call_stand_in,
@@ -448,6 +449,19 @@ def test_no_ai_stands_in_for_the_person_of_a_room_against_the_ai() -> None:
     for its person: no AI plays for nobody."""
     room, _ = mark_away(ai_room(stand_in_level="normal"), 0, T0)
     assert start_stand_in(room, 0, T0 + 1000, grace=5) == (room, [])
+
+
+def test_a_stand_in_of_a_room_against_the_ai_from_before_is_not_taken_up_again() -> None:
+    """A room against the AI stored with a stand-in (started before such rooms waited): no AI
+    is wanted for the person's seat, so no worker binds it or is asked for it again."""
+    room, _ = mark_away(ai_room(level="easy", stand_in_level="normal"), 0, T0)
+    room = replace(room, seats=(replace(room.seats[0], stand_in="normal"), room.seats[1]))
+    assert ai_level_wanted(room, 0) is None and ai_level_wanted(room, 1) == "easy"
+    with pytest.raises(NotAPlayer):
+        bind_offered_seat(room, 0, "worker-1")
+    people = replace(quick_room(seed=52), stand_in_level="normal")
+    stood, _ = start_stand_in(mark_away(people, 0, T0)[0], 0, T0 + 10, grace=5)
+    assert ai_level_wanted(stood, 0) == "normal" and ai_level_wanted(stood, 1) is None
 
 
 def test_a_stand_in_starts_only_while_the_other_person_is_here() -> None:
