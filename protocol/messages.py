@@ -637,6 +637,8 @@ class CreateRoom(_Checked):
             raise _invalid("an AI room needs a level").at("level")
         if self.mode != "ai" and self.level is not None:
             raise _invalid("only an AI room has a level").at("level")
+        if self.mode == "ai" and self.stand_in:
+            raise _invalid("a room against the AI waits for its player: no stand-in").at("stand_in")
 
 
 @dataclass(frozen=True, slots=True)

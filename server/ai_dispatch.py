@@ -5,6 +5,9 @@ room is gone, or the person it was to stand in for came back). One that no worke
 claimed again by some process after ``STALE_MS``, and its offer stops counting against the
 worker's capacity. A request superseded by a newer one for the same seat is acknowledged and
 never offered (see ``server.store.ai``).
+A worker whose ``join_room`` for an offered seat was refused for another reason hands the
+seat back: the offer is withdrawn at once and the request offered again, to another worker
+(to one that handed it back only after ``STALE_MS``, when no other worker took it).
 A worker that disconnects gives its seats back: they are requested again for another worker.
 (A worker that vanishes without a word is noticed by the seat leases of ``server.ai_seats``.)
 
@@ -70,6 +73,8 @@ class AiDispatcher:
         self._workers: dict[Connection, Worker] = {}
         self._offers: dict[Key, Offer] = {}
         self._waiting: list[AiSeatRequest] = []
+        #: Seats handed back, by the workers that handed them back and when (event loop time).
+        self._handed_back: dict[Key, dict[Worker, float]] = {}
         self._wakeup = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
@@ -95,6 +100,7 @@ class AiDispatcher:
         the seat's requests."""
         key = (room_id, seat)
         offer = self._withdraw(key)
+        self._handed_back.pop(key, None)
         worker = self._workers.get(conn)
         if worker is not None:
             worker.seats.add(key)
@@ -104,7 +110,21 @@ class AiDispatcher:
         """A worker's ``join_room`` for the seat was refused because the seat needs no AI
         player (its room is gone, or its person came back): settle the seat's requests."""
         offer = self._withdraw((room_id, seat))
+        self._handed_back.pop((room_id, seat), None)
         await self._store.settle_ai_seat(room_id, seat, offer.request.entry_id if offer else None)
+        self._wakeup.set()
+
+    def seat_handed_back(self, conn: Connection, room_id: str, seat: int) -> None:
+        """The worker of ``conn`` could not take the seat it was offered (its ``join_room`` was
+        refused, and the seat still wants an AI): the offer stops holding its capacity now and
+        the request waits for another worker."""
+        key = (room_id, seat)
+        offer = self._offers.get(key)
+        if offer is None or offer.worker.conn is not conn:
+            return
+        self._withdraw(key)
+        self._handed_back.setdefault(key, {})[offer.worker] = asyncio.get_running_loop().time()
+        self._waiting.append(offer.request)
         self._wakeup.set()
 
     def seat_released(self, conn: Connection, room_id: str, seat: int) -> None:
@@ -120,6 +140,8 @@ class AiDispatcher:
         worker = self._workers.pop(conn, None)
         if worker is None:
             return []
+        for refusers in self._handed_back.values():
+            refusers.pop(worker, None)
         offered: list[tuple[str, int, str]] = []
         for key in list(worker.offered):
             offer = self._withdraw(key)
@@ -141,8 +163,16 @@ class AiDispatcher:
             if now - offer.at >= STALE_MS / 1000:
                 self._withdraw(key)
 
-    def _pick(self) -> Worker | None:
-        free = [worker for worker in self._workers.values() if worker.free > 0]
+    def _pick(self, key: Key | None = None) -> Worker | None:
+        """The worker with the most free capacity (for ``key``: of those that did not hand
+        that seat back in the last ``STALE_MS``)."""
+        refused = self._handed_back.get(key, {}) if key is not None else {}
+        since = asyncio.get_running_loop().time() - STALE_MS / 1000
+        free = [
+            worker
+            for worker in self._workers.values()
+            if worker.free > 0 and refused.get(worker, since) <= since
+        ]
         return max(free, key=lambda worker: worker.free, default=None)
 
     async def _run(self) -> None:
@@ -205,6 +235,7 @@ class AiDispatcher:
                 extra={"room": request.room_id, "seat": request.seat},
             )
             await self._store.ack_ai_request(request.entry_id)
+            self._handed_back.pop((request.room_id, request.seat), None)
         dropped = {request.entry_id for request in superseded}
         return [request for request in requests if request.entry_id not in dropped]
 
@@ -216,7 +247,7 @@ class AiDispatcher:
             await self._store.settle_ai_seat(request.room_id, request.seat, request.entry_id)
             return
         self._withdraw(key)  # an earlier offer of the seat that nobody answered
-        worker = self._pick()
+        worker = self._pick(key)
         if worker is None:
             return  # stays pending; reclaimed after STALE_MS
         worker.offered.add(key)

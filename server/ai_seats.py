@@ -14,6 +14,7 @@ import time
 
 from server.blobs import decode_room
 from server.hub import Hub
+from server.room import ai_level_wanted
 from server.store import Store
 
 log = logging.getLogger(__name__)
@@ -81,7 +82,7 @@ class AiSeatKeeper:
             loaded = await self._store.load_room(room_id)
             room = decode_room(loaded[1]) if loaded is not None else None
             known = room is not None and index < len(room.seats)
-            level = room.seats[index].ai_level if room is not None and known else None
+            level = ai_level_wanted(room, index) if room is not None and known else None
             if room is None or room.status != "playing" or level is None:
                 await self._store.drop_ai_lease(room_id, index)
                 continue

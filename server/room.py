@@ -577,9 +577,20 @@ def expire_turn(room: Room, now: float) -> tuple[Room, list[Event]] | None:
     if room.turn_deadline is None or now < room.turn_deadline or game is None:
         return None
     seat = game.turn
-    if seat is None:
+    if seat is None or _paused_for(room, seat):
         return None
     return act(room, seat, default_action(game, seat), now)
+
+
+def _paused_for(room: Room, seat: int) -> bool:
+    """The room waits for the person of ``seat``: a room against the AI whose person is away
+    plays no move for them (no clock, no stand-in) until they come back."""
+    current = room.seats[seat]
+    return _ai_room(room) and current.ai is None and current.away_since is not None
+
+
+def _ai_room(room: Room) -> bool:
+    return any(seat.ai is not None for seat in room.seats)
 
 
 def default_action(game: GameState, seat: int) -> Action:
@@ -610,19 +621,25 @@ def mark_away(room: Room, seat: int, now: float) -> tuple[Room, list[Event]]:
     return room, [{"type": "presence", "seat": seat, "away": True}]
 
 
-def mark_back(room: Room, seat: int) -> tuple[Room, list[Event]]:
-    """The seat's player is back: any stand-in hands the seat back to them."""
+def mark_back(room: Room, seat: int, now: float) -> tuple[Room, list[Event]]:
+    """The seat's player is back: any stand-in hands the seat back to them. In a room against
+    the AI, which waited for them, a turn of theirs starts afresh (its clock stood still)."""
     _check_seat(seat)
     current = room.seats[seat]
     if current.away_since is None and current.stand_in is None:
         return room, []
+    paused = _paused_for(room, seat)
     back = replace(current, away_since=None, stand_in=None, agent=None, away_choice=False)
     room = _with_seat(room, seat, back)
+    if paused and room.game is not None and room.game.turn == seat:
+        room = replace(room, turn_deadline=_deadline(room, now))
     return room, [{"type": "presence", "seat": seat, "away": False}]
 
 
 def start_stand_in(room: Room, seat: int, now: float, grace: float) -> tuple[Room, list[Event]]:
-    """An AI stands in for a person away longer than ``grace`` seconds (if the room allows)."""
+    """An AI stands in for a person away longer than ``grace`` seconds, if the room allows,
+    in a room between people while the other person is here: an AI never plays for nobody
+    (a room against the AI waits for its person instead)."""
     _check_seat(seat)
     current = room.seats[seat]
     level = room.stand_in_level
@@ -630,6 +647,7 @@ def start_stand_in(room: Room, seat: int, now: float, grace: float) -> tuple[Roo
     if (
         level is None
         or room.status != "playing"
+        or not _opponent_here(room, seat)
         or current.ai is not None
         or current.stand_in is not None
         or away is None
@@ -692,6 +710,22 @@ def _away_opponent(room: Room, seat: int, now: float, grace: float) -> int:
     return opponent
 
 
+def ai_level_wanted(room: Room, seat: int) -> str | None:
+    """The level of the AI that should play ``seat`` now: an AI seat's, or a stand-in's in a
+    room between people. None for a stand-in in a room against the AI (one started before
+    such rooms waited for their person: nobody takes it up again)."""
+    current = room.seats[seat]
+    if current.ai is not None:
+        return current.ai
+    return current.stand_in if _people_room(room) else None
+
+
+def _opponent_here(room: Room, seat: int) -> bool:
+    """The other seat of a room between people is played by its person, who is here."""
+    other = room.seats[1 - seat]
+    return _people_room(room) and other.away_since is None and other.stand_in is None
+
+
 def _people_room(room: Room) -> bool:
     return all(seat.ai is None and seat.player is not None for seat in room.seats)
 
@@ -700,7 +734,7 @@ def bind_stand_in(room: Room, seat: int, player_id: str) -> tuple[Room, list[Eve
     """Bind a waiting stand-in to the worker that took its request."""
     _check_seat(seat)
     current = room.seats[seat]
-    if current.stand_in is None:
+    if ai_level_wanted(room, seat) is None or current.stand_in is None:
         raise NotAPlayer(f"nobody needs a stand-in in seat {seat} of room {room.id}")
     return _with_seat(room, seat, replace(current, agent=player_id)), []
 

@@ -2,7 +2,10 @@
 
 It says ``hello`` with the workers' shared key, asks for up to ``capacity`` seats
 (``ai_subscribe``), and for every ``ai_seat`` it takes the seat (``join_room``) and plays it
-from the updates like any client: it sees exactly what a person in that seat sees. Heavy
+from the updates like any client: it sees exactly what a person in that seat sees. Every
+seat is played on the worker's one connection (no seat needs a connection that a limit could
+refuse); a seat it cannot take is logged once with the server's code, and the server offers
+it to another worker at once. Heavy
 decisions (the hard level) run in a process pool, so one worker plays many seats without
 blocking its event loop. After a dropped connection the session reconnects and resumes its
 rooms, and the worker subscribes again. On SIGTERM it stops taking seats and finishes the
@@ -145,37 +148,49 @@ class Worker:
         running = self._seats.get(key)
         if (running is not None and not running.done()) or not self._accepting:
             return
-        # One connection follows a room as one seat: the other seat of a room this worker
-        # already plays (an AI standing in for its opponent) gets a connection of its own.
-        own_session = any(room == offer.room for room, _ in self._seats)
         task = asyncio.create_task(
-            self._play(offer.room, offer.seat, offer.level, own_session), name=f"seat {key}"
+            self._play(offer.room, offer.seat, offer.level), name=f"seat {key}"
         )
         self._seats[key] = task
-        task.add_done_callback(lambda _: self._seats.pop(key, None))
+        task.add_done_callback(lambda done: self._seat_done(key, done))
 
-    async def _play(self, room: str, seat: int, level: str, own_session: bool) -> None:
+    def _seat_done(self, key: tuple[str, int], task: asyncio.Task[None]) -> None:
+        """A seat's task ended: forget it, and retrieve (and log) what it raised."""
+        if self._seats.get(key) is task:
+            del self._seats[key]
+        if task.cancelled():
+            return
+        error = task.exception()
+        if error is not None and not isinstance(error, SessionClosed):
+            log.error(
+                "seat failed: room %s seat %s",
+                *key,
+                extra={"room": key[0], "seat": key[1]},
+                exc_info=error,
+            )
+
+    async def _play(self, room: str, seat: int, level: str) -> None:
+        """Take and play the seat on the worker's one connection (the server never offers a
+        worker both seats of a room, which one connection could not follow)."""
         session = self._session
         assert session is not None
-        if own_session:
-            session = await Session.connect(
-                self.settings.url,
-                name=self.settings.name,
-                client="ai-worker/0.1",
-                worker_key=self.settings.worker_key,
-            )
         try:
             await self._join_and_play(session, room, seat, level)
         finally:
             session.forget(room)
-            if own_session:
-                await session.close()
 
     async def _join_and_play(self, session: Session, room: str, seat: int, level: str) -> None:
         try:
             ack = await session.request("join_room", room=room, seat=seat)
         except RequestError as error:
-            log.info("seat not taken", extra={"room": room, "code": error.code})
+            # Said once, with the server's code; the server hands the seat on at once.
+            log.warning(
+                "seat not taken: room %s seat %s: %s",
+                room,
+                seat,
+                error.code,
+                extra={"room": room, "seat": seat, "code": error.code},
+            )
             return
         except ConnectionLost:
             # Taken or not, the seat's lease tells the server to offer it again if need be.
@@ -186,7 +201,11 @@ class Worker:
         except (SessionClosed, asyncio.CancelledError):
             raise
         except RequestError as error:
-            log.info("seat lost", extra={"room": room, "code": error.code})
+            log.info(
+                "seat lost: room %s: %s", room, error.code, extra={"room": room, "code": error.code}
+            )
+            if error.code == "not_found":
+                await _let_go(session, room)
         except Exception:
             log.exception("seat failed", extra={"room": room})
 
@@ -256,6 +275,13 @@ class Worker:
         await asyncio.gather(*self._seats.values(), return_exceptions=True)
         if self._session is not None:
             await self._session.close()
+
+
+async def _let_go(session: Session, room: str) -> None:
+    """The room is gone (a room that waited for its person expired): tell the server that
+    the seat it counts against this worker's capacity is free."""
+    with contextlib.suppress(RequestError, ConnectionLost, SessionClosed, TimeoutError):
+        await session.request("unfollow", room=room)
 
 
 async def _reach(session: Session, room: str, seq: int) -> None:

@@ -25,6 +25,7 @@ from server.room import (
     Room,
     RoomError,
     Seat,
+    ai_level_wanted,
     bind_ai_seat,
     bind_offered_seat,
     bind_stand_in,
@@ -181,19 +182,18 @@ class Rooms:
             if message.seat is not None and existing not in (None, message.seat):
                 raise RequestFailed(
                     ErrorCode.INVALID_ARGUMENT,
-                    f"this connection plays seat {existing} of the room: take the other seat"
-                    " on a connection of its own",
+                    f"this connection plays seat {existing} of the room already",
                 )
             if existing is not None:
                 seat_box.append(existing)
                 stood_in.append(room.seats[existing].stand_in is not None)
-                return mark_back(room, existing)
+                return mark_back(room, existing, now)
             if message.seat is not None:  # a worker takes the seat of the offer it took
                 seat_box.append(message.seat)
                 return bind_offered_seat(room, message.seat, player.player or "")
             if conn.is_worker:
                 for index, seat in enumerate(room.seats):
-                    if seat.stand_in is not None and seat.ai is None:
+                    if seat.stand_in is not None and ai_level_wanted(room, index) is not None:
                         seat_box.append(index)
                         return bind_stand_in(room, index, player.player or "")
                 for index, seat in enumerate(room.seats):
@@ -213,6 +213,8 @@ class Rooms:
                 self._limits.lookup_failed(conn, time.monotonic())
             if message.seat is not None and refusal.code in SEAT_NEEDS_NO_AI:
                 await self._dispatcher.seat_refused(room_id, message.seat)
+            elif message.seat is not None and conn.is_worker:
+                self._dispatcher.seat_handed_back(conn, room_id, message.seat)
             raise
         seat = seat_box[-1]
         if stood_in and stood_in[-1]:  # a person back from a stand-in: no AI wanted there now
@@ -301,7 +303,7 @@ class Rooms:
             raise RequestFailed(ErrorCode.NOT_FOUND, f"no room {message.room}")
         if owner is not None and (room.seats[owner].away_since or room.seats[owner].stand_in):
             await self._commits.change(
-                message.room, lambda current, now: mark_back(current, owner), None
+                message.room, lambda current, now: mark_back(current, owner, now), None
             )
             if room.seats[owner].stand_in is not None:
                 await self._store.drop_ai_lease(message.room, owner)
@@ -493,7 +495,6 @@ def _match_rules(requested: m.Rules | None) -> MatchRules:
 
 
 def _stand_in_wanted(message: m.CreateRoom) -> bool:
-    """An AI stands in for an absent person: on by default against an AI, off otherwise."""
-    if message.stand_in is not None:
-        return message.stand_in
-    return message.mode == "ai"
+    """An AI stands in for an absent person in a room between people that asks for it. A room
+    against the AI has none: it waits for its person (``stand_in: true`` is refused there)."""
+    return message.mode != "ai" and bool(message.stand_in)

@@ -11,6 +11,7 @@ from server.ai_seats import AiSeatKeeper
 from server.blobs import decode_room
 from server.connection import Connection
 from server.requests import Reply, RequestFailed
+from server.room import ai_level_wanted
 from server.store import Store
 
 log = logging.getLogger(__name__)
@@ -40,7 +41,7 @@ class Workers:
             if seat is None or loaded is None:
                 continue
             held = decode_room(loaded[1])
-            level = held.seats[seat].ai_level
+            level = ai_level_wanted(held, seat)
             if held.status == "playing" and level and held.seats[seat].ai_player == conn.player_id:
                 asked.append((room_id, seat, level))
         for room_id, seat, level in asked:

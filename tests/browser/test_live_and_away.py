@@ -1,7 +1,8 @@
 """Issue #15's last gaps, in real headless Chromium: the lobby's "Live now" with its watcher
 counts (and no private room in it), the number of watchers at the table, names drawn from the
 parts the server sends (in Arabic and Russian), a seat shown away while its person follows
-another room (and present again on return), and the AI stand-in option with the room's rules.
+another room (and present again on return), and the AI stand-in option with the room's rules
+(against the AI: the match waits for its player).
 Screenshots of the Live now list (English, Arabic), a player's table with its watcher count
 and the away seat go to ``build/screenshots/``.
 """
@@ -192,6 +193,23 @@ def test_the_ai_stand_in_option_is_shown_at_the_table(
         expect(page.get_by_test_id("room-stand-in")).to_contain_text(said)
         in_russian = "ИИ (Средний) играет за ушедшего игрока" if wanted else "ИИ не играет"
         expect(guest.get_by_test_id("room-stand-in")).to_contain_text(in_russian)
+
+
+def test_a_room_against_the_ai_says_the_match_waits_for_its_player(
+    gin_server: ServerProcess, new_page: NewPage
+) -> None:
+    """No AI plays for a person who leaves a room against the AI (issue 27): the table says
+    the match waits for them, in the page's language."""
+    for locale, said in (
+        ("en-US", "The match waits for you if you leave"),
+        ("ru-RU", "Если вы уйдёте, партия будет ждать вас"),
+    ):
+        page = new_page(locale=locale)
+        lobby(page, gin_server)
+        page.get_by_test_id("play-ai-easy").click()
+        expect(page.get_by_test_id("table")).to_be_visible()
+        expect(page.get_by_test_id("room-stand-in")).to_contain_text(said)
+        expect(page.get_by_test_id("room-stand-in")).not_to_contain_text("AI (")
 
 
 def test_a_watcher_closes_a_hand_result_while_the_players_have_not_dealt_on(

@@ -1,8 +1,9 @@
 """AI seat offers are settled, and hold a worker's capacity only while they are live: an offer
 the worker cannot take (its person came back meanwhile) is acknowledged at the refusal, a
 stand-in nobody wants any more is never offered, a seat asked for several times before any
-worker came is offered once, an offer left unanswered stops counting once stale, and a seat
-taken on a worker's second connection settles its request at once."""
+worker came is offered once, an offer left unanswered stops counting once stale, a seat
+taken on a worker's second connection settles its request at once, and a seat a worker could
+not take goes to another worker at once."""
 
 from __future__ import annotations
 
@@ -54,9 +55,10 @@ STAND_IN_ENV = {**FAST_CLIENT_ENV, "GIN_DISCONNECT_GRACE": "1"}
 
 @dataclass
 class StandInScene:
-    """An AI room whose AI seat a first worker plays, whose person went away long enough for
-    a stand-in to be asked for, and ``late``, a second worker (subscribed before the stand-in
-    is asked for when ``early``)."""
+    """A room between people with the stand-in option, whose person Ada went away long enough
+    for a stand-in to be asked for while Bob stays, and ``late``, a worker (subscribed before
+    the stand-in is asked for when ``early``). (Before issue 27 the scene was a room against
+    the AI, which now waits for its person: no stand-in is asked for there.)"""
 
     url: str
     room: str
@@ -81,16 +83,15 @@ class StandInScene:
 async def _stand_in_scene(url: str, *, early: bool) -> AsyncIterator[StandInScene]:
     sessions: list[Session] = []
     try:
-        player, late = await _worker(url), await _worker(url)
+        late = await _worker(url)
         watcher = await Session.connect(url, name="Watcher")
         person = await Session.connect(url, name="Ada", reconnect=False)
-        sessions += (player, late, watcher, person)
-        await player.request("ai_subscribe", capacity=1)
-        created = (await person.request("create_room", mode="ai", level="easy")).result
+        opponent = await Session.connect(url, name="Bob")
+        sessions += (late, watcher, person, opponent)
+        created = (await person.request("create_room", mode="private", stand_in=True)).result
         room = created["room"]
-        offer = await _first_offer(player, 15)
-        assert (offer.room, offer.seat) == (room, 1)
-        await player.request("join_room", room=room, seat=1)
+        await opponent.request("join_room", invite=created["invite"])
+        await person.wait_for(room, lambda v: v["status"] == "playing", timeout=10)
         await watcher.request("watch", room=room, watch_token=created["watch_token"])
         if early:
             await late.request("ai_subscribe", capacity=1)
@@ -195,27 +196,61 @@ async def test_an_offer_left_unanswered_stops_holding_the_workers_capacity(
 async def test_a_seat_taken_on_a_workers_second_connection_settles_its_request(
     server_factory: ServerFactory, redis_url: str
 ) -> None:
-    """A worker plays a room's AI seat and is offered the stand-in for its opponent, which it
-    takes on a connection of its own. Before, that request stayed pending (and held the
-    first connection's capacity) until it was handed out again."""
-    server = server_factory(env={**FAST_CLIENT_ENV, "GIN_DISCONNECT_GRACE": "1"})
-    person = await Session.connect(server.ws_url, name="Ada", reconnect=False)
+    """A worker is offered a stand-in on one connection and takes it on another. Before, that
+    request stayed pending (and held the first connection's capacity) until it was handed out
+    again. (Before issue 27 the stand-in was for the opponent of the worker's own AI seat;
+    a room against the AI now waits for its person, so the stand-in here is in a room between
+    people.)"""
+    server = server_factory(env=STAND_IN_ENV)
     worker = await _worker(server.ws_url)
     second = await _worker(server.ws_url)
+    async with _stand_in_scene(server.ws_url, early=False) as scene:
+        try:
+            await worker.request("ai_subscribe", capacity=2)
+            offer = await _first_offer(worker, 30)
+            assert (offer.room, offer.seat) == (scene.room, 0)
+            await second.request("join_room", room=scene.room, seat=0)
+            assert await pending_ai_requests(redis_url) == 0
+        finally:
+            await worker.close()
+            await second.close()
+
+
+async def test_a_seat_a_worker_could_not_take_is_offered_to_another_worker_at_once(
+    server_factory: ServerFactory, redis_url: str
+) -> None:
+    """A worker's ``join_room`` for an offered seat is refused for a reason other than the seat
+    needing no AI (here: the worker sits in the room as Ada's opponent, and one connection
+    follows one seat of a room): the seat goes to another worker at once, not after the
+    offer went stale (``STALE_MS``), and not back to the worker that could not take it (not
+    before ``STALE_MS``)."""
+    server = server_factory(env=STAND_IN_ENV)
+    refuser, other = await _worker(server.ws_url), await _worker(server.ws_url)
+    person = await Session.connect(server.ws_url, name="Ada", reconnect=False)
     try:
-        await worker.request("ai_subscribe", capacity=2)
-        room = (await person.request("create_room", mode="ai", level="easy")).result["room"]
-        assert (await _first_offer(worker, 15)).room == room
-        await worker.request("join_room", room=room, seat=1)
+        created = (await person.request("create_room", mode="private", stand_in=True)).result
+        room = created["room"]
+        assert (await refuser.request("join_room", invite=created["invite"])).result["seat"] == 1
+        await person.wait_for(room, lambda v: v["status"] == "playing", timeout=10)
+        await refuser.request("ai_subscribe", capacity=5)
         await person.close()
-        offer = await _first_offer(worker, 30)
+        offer = await _first_offer(refuser, 30)
         assert (offer.room, offer.seat) == (room, 0)
-        await second.request("join_room", room=room, seat=0)
+        await other.request("ai_subscribe", capacity=1)
+        try:
+            await refuser.request("join_room", room=room, seat=0)
+            raise AssertionError("one connection took both seats of a room")
+        except RequestError as refusal:
+            assert refusal.code == "invalid_argument"
+        handed = await _first_offer(other, STALE_MS / 1000 / 2)
+        assert (handed.room, handed.seat) == (room, 0)
+        await other.request("join_room", room=room, seat=0)
         assert await pending_ai_requests(redis_url) == 0
+        assert await _offers(refuser, 2) == [], "the seat went back to the worker that refused"
     finally:
         await person.close()
-        await worker.close()
-        await second.close()
+        await refuser.close()
+        await other.close()
 
 
 async def test_a_seat_a_worker_stops_following_is_asked_for_again_and_frees_its_capacity(

@@ -68,13 +68,17 @@ async def test_quick_match_pairs_two_players(gin_server: ServerProcess) -> None:
         paired = await second.request("quick_match")
         assert paired.result["queued"] is False
         room = paired.result["room"]
-        assert queued.result.get("room") in (None, room)
+        # The waiting player is answered with the room at once; the pairing is that room's
+        # update (docs/protocol.md, quick_match): no room_assigned is sent.
+        assert (queued.result["room"], queued.result["seat"]) == (room, 0)
         assert paired.result["seat"] == 1
         views = [
             await session.wait_for(room, lambda v: v["status"] == "playing", timeout=10)
             for session in (first, second)
         ]
         assert [view["seat"] for view in views] == [0, 1]
+        unasked = [first.inbox.get_nowait() for _ in range(first.inbox.qsize())]
+        assert not [frame for frame in unasked if isinstance(frame, m.RoomAssigned)]
         assert views[0]["seats"][1]["name"] == "Late"
         await asyncio.gather(
             play(first, room, random.Random(1), until_seq=12),

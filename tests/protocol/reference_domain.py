@@ -5,7 +5,9 @@ The messages, the optional fields and the error codes added since it was frozen 
 ``say``, ``said``, ``too_many_phrases``) are outside its domain: the differential tests
 (``test_codec_differential.py``, ``test_codec_pack.py``) compare the live codec with it on
 everything else, and the additions have their own tests (``test_codec.py``,
-``test_messages.py``, the golden fixtures)."""
+``test_messages.py``, the golden fixtures). One check was added to a message it knows: since
+issue 27 a ``create_room`` with ``mode: "ai"`` and ``stand_in: true`` is refused
+(``invalid_argument``); ``test_codec_differential.refused_since_the_reference`` names it."""
 
 from __future__ import annotations
 

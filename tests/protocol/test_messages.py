@@ -142,6 +142,15 @@ def test_create_room_level_iff_ai() -> None:
     invalid("invalid_argument", "mode", CreateRoom, id=1, mode="solo")
 
 
+def test_create_room_stand_in_only_between_people() -> None:
+    """A room against the AI waits for its person (issue 27): it may not ask for a stand-in."""
+    assert CreateRoom(id=1, mode="private", stand_in=True).stand_in is True
+    assert CreateRoom(id=1, mode="ai", level="easy", stand_in=False).stand_in is False
+    invalid(
+        "invalid_argument", "stand_in", CreateRoom, id=1, mode="ai", level="easy", stand_in=True
+    )
+
+
 def test_create_room_rules_and_clock() -> None:
     room = CreateRoom(id=1, mode="private", rules={"target": 250}, turn_seconds=0)  # type: ignore[arg-type]
     assert room.rules == Rules(target=250)

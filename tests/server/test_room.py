@@ -49,6 +49,7 @@ from server.room import (
     RoomFull,
     Seat,
     act,
+    ai_level_wanted,
     bind_ai_seat,
     bind_offered_seat,
     call_stand_in,
@@ -422,19 +423,67 @@ def test_quick_room_is_created_with_both_seats_and_deals() -> None:
 
 
 def test_bind_offered_seat_binds_exactly_the_seat_the_offer_named() -> None:
-    """An AI room whose person is away: seat 0 wants a stand-in, seat 1 is the AI seat."""
+    """An AI room whose person is away: seat 1, the AI seat, is bound; seat 0 wants no AI (the
+    room waits for its person). A room between people: the away seat's stand-in is bound."""
     room = ai_room(level="easy", stand_in_level="normal")
     room, _ = mark_away(room, 0, T0)
     room, _ = start_stand_in(room, 0, T0 + 10, grace=5)
     ai_bound, events = bind_offered_seat(room, 1, "worker-1")
     assert events == []
     assert ai_bound.seats[1].player == "worker-1" and ai_bound.seats[0] == room.seats[0]
-    stand_in_bound, _ = bind_offered_seat(ai_bound, 0, "worker-2")
+    with pytest.raises(NotAPlayer):
+        bind_offered_seat(ai_bound, 0, "worker-2")
+    people = replace(quick_room(seed=52), stand_in_level="normal")
+    people, _ = mark_away(people, 0, T0)
+    people, _ = start_stand_in(people, 0, T0 + 10, grace=5)
+    stand_in_bound, _ = bind_offered_seat(people, 0, "worker-2")
     assert stand_in_bound.seats[0].agent == "worker-2"
     assert stand_in_bound.seats[0].player == ALICE.player  # still the person's seat
-    assert stand_in_bound.seats[1] == ai_bound.seats[1]
+    assert stand_in_bound.seats[1] == people.seats[1]
     with pytest.raises(NotAPlayer):  # the person is back: no AI wanted there any more
-        bind_offered_seat(mark_back(stand_in_bound, 0)[0], 0, "worker-3")
+        bind_offered_seat(mark_back(stand_in_bound, 0, T0 + 20)[0], 0, "worker-3")
+
+
+def test_no_ai_stands_in_for_the_person_of_a_room_against_the_ai() -> None:
+    """Even a room that asked for a stand-in (as rooms against the AI did by default) waits
+    for its person: no AI plays for nobody."""
+    room, _ = mark_away(ai_room(stand_in_level="normal"), 0, T0)
+    assert start_stand_in(room, 0, T0 + 1000, grace=5) == (room, [])
+
+
+def test_a_stand_in_of_a_room_against_the_ai_from_before_is_not_taken_up_again() -> None:
+    """A room against the AI stored with a stand-in (started before such rooms waited): no AI
+    is wanted for the person's seat, so no worker binds it or is asked for it again."""
+    room, _ = mark_away(ai_room(level="easy", stand_in_level="normal"), 0, T0)
+    room = replace(room, seats=(replace(room.seats[0], stand_in="normal"), room.seats[1]))
+    assert ai_level_wanted(room, 0) is None and ai_level_wanted(room, 1) == "easy"
+    with pytest.raises(NotAPlayer):
+        bind_offered_seat(room, 0, "worker-1")
+    people = replace(quick_room(seed=52), stand_in_level="normal")
+    stood, _ = start_stand_in(mark_away(people, 0, T0)[0], 0, T0 + 10, grace=5)
+    assert ai_level_wanted(stood, 0) == "normal" and ai_level_wanted(stood, 1) is None
+
+
+def test_a_stand_in_starts_only_while_the_other_person_is_here() -> None:
+    room = replace(quick_room(seed=52), stand_in_level="normal")
+    both_away, _ = mark_away(mark_away(room, 0, T0)[0], 1, T0)
+    assert start_stand_in(both_away, 0, T0 + 10, grace=5) == (both_away, [])
+    one_away, _ = mark_away(room, 0, T0)
+    stood, events = start_stand_in(one_away, 0, T0 + 10, grace=5)
+    assert events == [{"type": "stand_in", "seat": 0, "level": "normal"}]
+    assert start_stand_in(mark_away(stood, 1, T0 + 11)[0], 1, T0 + 20, grace=5)[1] == []
+
+
+def test_the_clock_of_an_away_person_against_the_ai_stands_still_until_they_are_back() -> None:
+    room = ai_room(turn_seconds=30)
+    assert room.game is not None and room.turn_deadline is not None
+    room = replace(room, game=replace(room.game, turn=0))
+    away, _ = mark_away(room, 0, T0 + 1)
+    assert expire_turn(away, T0 + 10_000) is None, "the room plays for nobody"
+    back, _ = mark_back(away, 0, T0 + 10_000)
+    assert back.turn_deadline == T0 + 10_000 + 30 + back.banks[0]
+    assert expire_turn(back, T0 + 10_001) is None
+    assert expire_turn(back, back.turn_deadline) is not None
 
 
 def test_bind_ai_seat() -> None:
@@ -1449,7 +1498,7 @@ def test_call_stand_in_lets_an_ai_play_the_away_seat_until_its_person_is_back() 
         call_stand_in(stood, 0, "normal", T0 + GRACE, GRACE)
     bound, _ = bind_offered_seat(stood, 1, "worker-1")
     assert bound.acting_seat("worker-1") == 1 and bound.acting_seat(BOB.player or "") is None
-    back, _ = mark_back(bound, 1)
+    back, _ = mark_back(bound, 1, T0 + GRACE + 1)
     assert back.seats[1] == BOB
     assert back.acting_seat(BOB.player or "") == 1
 

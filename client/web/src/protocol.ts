@@ -121,7 +121,8 @@ export interface RoomView {
   /** Seats of a room that is not public only: the watch link is /room/ID?watch=TOKEN. */
   watch_token?: string;
   connected?: boolean[];
-  /** The level of the AI that plays for a person away past the grace; null: none. */
+  /** The level of the AI that plays for a person away past the grace while the other person
+   * is here; null: none (always none against the AI: that room waits for its person). */
   stand_in_level?: string | null;
   /** How many spectators follow the room, on every server process. */
   watchers?: number;

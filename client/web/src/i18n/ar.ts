@@ -321,6 +321,7 @@ export const ar: Dictionary = {
   "live.watchers": "المشاهدون: {count}",
   "options.standInOn": "ذكاء اصطناعي ({level}) يلعب عن من يغادر",
   "options.standInOff": "لا يلعب ذكاء اصطناعي عن من يغادر",
+  "options.aiRoomWaits": "المباراة تنتظرك إن غادرت",
   // table-layout (issue #17): a laid-off card in the knocker's meld, the side panel
   "layout.laidOff": "{card}، ملحقة",
   "layout.side": "الحركات وورقة النتائج",

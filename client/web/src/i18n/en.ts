@@ -320,6 +320,7 @@ export const en = {
   "live.watchers": "Watching: {count}",
   "options.standInOn": "An AI ({level}) plays for a person who leaves",
   "options.standInOff": "No AI plays for a person who leaves",
+  "options.aiRoomWaits": "The match waits for you if you leave",
   // table-layout (issue #17): a laid-off card in the knocker's meld, the side panel
   "layout.laidOff": "{card}, laid off",
   "layout.side": "Moves and score sheet",

@@ -321,6 +321,7 @@ export const ka: Dictionary = {
   "live.watchers": "მაყურებლები: {count}",
   "options.standInOn": "წასული მოთამაშის ნაცვლად თამაშობს ხელოვნური ინტელექტი ({level})",
   "options.standInOff": "წასული მოთამაშის ნაცვლად ხელოვნური ინტელექტი არ თამაშობს",
+  "options.aiRoomWaits": "თუ წახვალთ, პარტია დაგელოდებათ",
   // table-layout (issue #17): a laid-off card in the knocker's meld, the side panel
   "layout.laidOff": "{card}, დამატებული",
   "layout.side": "სვლები და ქულების ფურცელი",

@@ -320,6 +320,7 @@ export const ru: Dictionary = {
   "live.watchers": "Зрителей: {count}",
   "options.standInOn": "ИИ ({level}) играет за ушедшего игрока",
   "options.standInOff": "ИИ не играет за ушедшего игрока",
+  "options.aiRoomWaits": "Если вы уйдёте, партия будет ждать вас",
   // table-layout (issue #17): a laid-off card in the knocker's meld, the side panel
   "layout.laidOff": "{card}, доложена",
   "layout.side": "Ходы и лист счёта",

@@ -321,6 +321,7 @@ export const tr: Dictionary = {
   "live.watchers": "İzleyen: {count}",
   "options.standInOn": "Çıkan oyuncunun yerine yapay zekâ ({level}) oynar",
   "options.standInOff": "Çıkan oyuncunun yerine yapay zekâ oynamaz",
+  "options.aiRoomWaits": "Ayrılırsan maç seni bekler",
   // table-layout (issue #17): a laid-off card in the knocker's meld, the side panel
   "layout.laidOff": "{card}, eklendi",
   "layout.side": "Hamleler ve skor tablosu",

@@ -1,5 +1,5 @@
 // The match at a glance beside the table: the room's options (target, bonuses, turn clock,
-// the AI stand-in for a person who leaves)
+// the AI stand-in for a person who leaves, or, against the AI, that the match waits for them)
 // and the score sheet, one line a finished hand (how it ended and who won it, the points,
 // the running totals), each line opening that hand's replay.
 
@@ -25,11 +25,14 @@ export function renderRoomRules(view: RoomView, game: GameView): HTMLElement {
     bonuses.length ? t("options.bonuses", { list: bonuses.join(", ") }) : t("options.noBonuses"),
     " · ",
     clock,
-    view.stand_in_level === undefined ? null : h("span", { "data-testid": "room-stand-in" }, " · ", standIn(view.stand_in_level)),
+    view.stand_in_level === undefined ? null : h("span", { "data-testid": "room-stand-in" }, " · ", standIn(view)),
   );
 }
 
-function standIn(level: string | null): string {
+/** Who plays for a person who leaves: in a room against the AI nobody, the match waits. */
+function standIn(view: RoomView): string {
+  if (view.mode === "ai") return t("options.aiRoomWaits");
+  const level = view.stand_in_level;
   if (!level) return t("options.standInOff");
   return t("options.standInOn", { level: t(`level.${level}` as MessageKey) });
 }
