@@ -18,8 +18,8 @@ import pytest
 
 from client.session import Session, View
 from tests.chaos.workers import WorkerProcess
-from tests.e2e.helpers import pending_ai_requests, play
 from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
+from tests.support.players import pending_ai_requests, play
 from tests.support.server_process import ServerProcess
 
 GRACE_SECONDS = 1.0
