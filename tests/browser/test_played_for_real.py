@@ -346,5 +346,5 @@ def test_9_room_options_of_an_ai_room(
     page.get_by_test_id("play-ai-normal").click()
     expect(page.get_by_test_id("room-rules")).to_have_text(
         "Match to 25 · Bonuses: Box bonus · No turn clock"
-        " · An AI (Normal) plays for a person who leaves"
+        " · The match waits for you if you leave"
     )
