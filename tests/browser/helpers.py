@@ -29,6 +29,18 @@ def card_value(card: str) -> int:
     return VALUES.get(card[0]) or int(card[0])
 
 
+_RANK_WORDS = {
+    "A": "ace", "2": "two", "3": "three", "4": "four", "5": "five", "6": "six", "7": "seven",
+    "8": "eight", "9": "nine", "T": "ten", "J": "jack", "Q": "queen", "K": "king",
+}  # fmt: skip
+_SUIT_WORDS = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
+
+
+def spoken(card: str) -> str:
+    """The card as the English page names it to a screen reader: ``KC`` -> "king of clubs"."""
+    return f"{_RANK_WORDS[card[0]]} of {_SUIT_WORDS[card[1]]}"
+
+
 class ConsoleWatch:
     """Every console error and uncaught page error of the pages it watches."""
 

@@ -345,6 +345,5 @@ def test_9_room_options_of_an_ai_room(
     page.get_by_test_id("option-box_bonus").check()
     page.get_by_test_id("play-ai-normal").click()
     expect(page.get_by_test_id("room-rules")).to_have_text(
-        "Match to 25 · Bonuses: Box bonus · No turn clock"
-        " · The match waits for you if you leave"
+        "Match to 25 · Bonuses: Box bonus · No turn clock · The match waits for you if you leave"
     )

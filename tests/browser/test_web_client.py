@@ -7,10 +7,12 @@ the table mid-hand and the hand result (English and Arabic) go to ``build/screen
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
 
 from playwright.sync_api import Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from protocol import messages as m
 from tests.browser.bot import Bot, BotThread
@@ -47,6 +49,16 @@ def close_result(page: Page) -> bool:
     page.get_by_test_id("next-hand").or_(page.get_by_test_id("continue")).first.click()
     expect(page.get_by_test_id("hand-result")).to_have_count(0)
     return True
+
+
+#: The opponent's turn as the page shows it (null while it is the page's turn or between hands).
+OPPONENTS_TURN = """() => {
+    const table = document.querySelector('[data-testid=table]');
+    if (!table || table.dataset.turn === table.dataset.seat || table.dataset.turn === '')
+        return null;
+    return {thinking: !!document.querySelector('[data-testid=thinking]'),
+            status: document.querySelector('[data-testid=turn-status]')?.textContent};
+}"""
 
 
 def wait_my_turn(page: Page) -> TableState:
@@ -109,17 +121,14 @@ def test_lobby_then_a_whole_hand_against_the_ai(
     # the opponent's turn is shown while it thinks
     mine = re.compile(r"You (passed|drew|discarded)")
     expect(page.get_by_test_id("history")).to_contain_text(mine)
-    while (state := table_state(page)) is not None and state.my_turn:
-        my_moves(page, 1)
-    thinking = page.wait_for_function(
-        """() => {
-            const table = document.querySelector('[data-testid=table]');
-            if (!table || table.dataset.turn === table.dataset.seat || table.dataset.turn === '')
-                return null;
-            return {thinking: !!document.querySelector('[data-testid=thinking]'),
-                    status: document.querySelector('[data-testid=turn-status]')?.textContent};
-        }"""
-    ).json_value()
+    thinking = None
+    deadline = time.monotonic() + 60
+    while thinking is None:  # the AI may answer before the page is looked at: move again
+        while (state := table_state(page)) is not None and state.my_turn:
+            my_moves(page, 1)
+        with contextlib.suppress(PlaywrightTimeoutError):
+            thinking = page.wait_for_function(OPPONENTS_TURN, timeout=5_000).json_value()
+        assert thinking is not None or time.monotonic() < deadline, "no opponent's turn seen"
     assert thinking["thinking"], thinking
     assert "is thinking" in thinking["status"], thinking
     my_moves(page, 2)
