@@ -1,0 +1,51 @@
+"""``bench.soak`` runs end to end at a tiny size: the mixed load plays (matches, moves, a
+watcher, drops that resume), every row is printed, the abandoned-AI-room case is timed, the
+traced server writes its tracemalloc growth, and the totals are sane. Only the plumbing: the
+figures of a tiny run mean nothing, and nothing here is timed."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+from bench.load.processes import ROOT
+
+
+def number(pattern: str, text: str) -> int:
+    found = re.search(pattern, text)
+    assert found, f"no {pattern!r} in:\n{text}"
+    return int(found.group(1))
+
+
+def test_a_half_minute_soak_plays_the_mixed_load_and_prints_its_rows_and_totals() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.soak", "--minutes", "0.5", "--ai-rooms", "2",
+         "--human-rooms", "2", "--split", "1", "--watchers", "1", "--drop-every", "4",
+         "--sample-every", "5", "--abandoned", "2", "--target", "10", "--think", "0.1",
+         "--grace", "2"],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=400,
+        check=False,
+    )  # fmt: skip
+    out = done.stdout
+    assert done.returncode == 0, out + done.stderr
+    rows = [line for line in out.splitlines() if re.match(r"\s+\d+\.\d(\s+\d+\.\d MiB){4}", line)]
+    assert len(rows) >= 6, out  # the first one, then one every 5 s of 30
+    moves = number(r"(\d+) matches, (?:\d+) moves", out), number(r"matches, (\d+) moves", out)
+    assert moves[0] >= 1 and moves[1] >= 20, out
+    assert int(rows[-1].split()[-1]) == moves[0] and int(rows[-1].split()[-2]) == moves[1]
+    assert number(r"(\d+) rooms watched", out) >= 1
+    assert "errors by code: none" in out
+    assert number(r"stalls: (\d+)", out) == 0 and number(r"sequence gaps: (\d+)", out) == 0
+    reconnects = number(r"reconnects: (\d+)", out)
+    assert reconnects >= 2 and number(r"resumed exactly: (\d+)", out) == reconnects
+    assert "server RSS growth over the last" in out and "server-a" in out
+    assert re.search(r"AI's first move within 5 s in 2/2 \(median [\d.]+ s", out), out
+    assert "AI requests pending after the grace: 0" in out
+    assert re.search(r"-- server-b: tracemalloc \d+ .*since the baseline", out), out
+    assert "no fault" in out
