@@ -1,5 +1,4 @@
-# syntax=docker/dockerfile:1
-# Multi-stage: build the web client with Node, run the server and the AI worker on slim Python.
+# Multi-stage: build the web client with Node; run the server and the workers on slim Python.
 
 FROM node:20-bookworm-slim AS web
 WORKDIR /src/client/web
@@ -16,8 +15,9 @@ COPY requirements/runtime.lock requirements/runtime.lock
 RUN pip install --no-cache-dir -r requirements/runtime.lock
 COPY protocol/ protocol/
 COPY server/ server/
-COPY client/__init__.py client/session.py client/
+COPY client/__init__.py client/session.py client/worker_run.py client/
 COPY client/ai/ client/ai/
+COPY client/review/ client/review/
 COPY --from=web /src/client/web/dist/ client/web/dist/
 RUN useradd --system --uid 10001 gin
 USER gin

@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed-$(shell cat $(LOCK) pyproject.toml | sha1sum | cut -
 WEB := client/web
 WEB_STAMP := $(WEB)/node_modules/.installed-$(shell cat $(WEB)/package-lock.json 2>/dev/null | sha1sum | cut -c1-12)
 
-.PHONY: run test lint typecheck contracts pytest web web-test bench lock clean
+.PHONY: run test test-docker lint typecheck contracts pytest web web-test bench lock clean
 
 $(STAMP): $(LOCK) pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -56,10 +56,22 @@ PYTEST_OPTS := --dist worksteal --durations=30
 pytest: $(STAMP) web
 	bash scripts/ensure-redis.sh
 	bash scripts/ensure-chromium.sh
-	$(VENV)/bin/pytest -n $(PYTEST_WORKERS) $(PYTEST_OPTS) --ignore=tests/browser
+	$(VENV)/bin/pytest -n $(PYTEST_WORKERS) $(PYTEST_OPTS) --ignore=tests/browser --ignore=tests/docker
 	# Playwright's sync API keeps an event loop running for the session: the browser tests
 	# get a pytest run of their own so that the asyncio tests never share it.
 	$(VENV)/bin/pytest -n $(BROWSER_WORKERS) $(PYTEST_OPTS) tests/browser
+
+# The Dockerfile and docker-compose.yml on a real Docker engine (tests/docker/): installs and
+# starts what is missing (dockerd, Compose v2, debootstrap) and builds the stand-in base images
+# (cached), then builds and runs the deployment in a compose project of its own, 127.0.0.1
+# ports only. Each phase's time is printed; run by .ci/run after `make test`.
+test-docker: $(STAMP)
+	bash scripts/ensure-redis.sh  # the restore phase opens the backup with a redis-server
+	@start=$$SECONDS; bash scripts/docker/ensure-docker.sh; \
+		echo "[docker phase] engine and Compose ready: $$((SECONDS - start)) s"
+	@start=$$SECONDS; bash scripts/docker/standins.sh; \
+		echo "[docker phase] stand-in base images ready: $$((SECONDS - start)) s"
+	$(VENV)/bin/pytest -n 0 $(PYTEST_OPTS) tests/docker
 
 bench: $(STAMP)
 	$(PY) -m bench.melds

@@ -93,9 +93,16 @@ def typical_move() -> tuple[bytes, bytes, bytes]:
 class Floor:
     """The rooms of the connections, the Redis connections and the move's parts."""
 
-    def __init__(self, redis_url: str, *, cluster: bool = False, wait_replicas: int = 0) -> None:
+    def __init__(
+        self,
+        redis_url: str,
+        *,
+        cluster: bool = False,
+        wait_replicas: int = 0,
+        tls_ca: str | None = None,
+    ) -> None:
         self.redis_url = redis_url
-        self.config = StoreConfig(cluster=cluster, wait_replicas=wait_replicas)
+        self.config = StoreConfig(cluster=cluster, wait_replicas=wait_replicas, tls_ca=tls_ca)
         self.redis: DirectConnection | ClusterConnection = (
             ClusterConnection(redis_url, self.config)
             if cluster
@@ -203,8 +210,10 @@ async def healthz(request: Request) -> Response:
     return PlainTextResponse("ok")
 
 
-def create_app(redis_url: str, *, cluster: bool = False, wait_replicas: int = 0) -> Starlette:
-    floor = Floor(redis_url, cluster=cluster, wait_replicas=wait_replicas)
+def create_app(
+    redis_url: str, *, cluster: bool = False, wait_replicas: int = 0, tls_ca: str | None = None
+) -> Starlette:
+    floor = Floor(redis_url, cluster=cluster, wait_replicas=wait_replicas, tls_ca=tls_ca)
     return Starlette(routes=[Route("/healthz", healthz), WebSocketRoute("/ws", floor.serve)])
 
 
@@ -223,8 +232,13 @@ def main() -> None:
         metavar="N",
         help="each commit waits (WAIT) for N replicas (default 0: no wait)",
     )
+    parser.add_argument(
+        "--tls-ca", default=None, metavar="FILE", help="rediss:// URLs: the CA of Redis's cert"
+    )
     args = parser.parse_args()
-    app = create_app(args.redis, cluster=args.cluster, wait_replicas=args.wait_replicas)
+    app = create_app(
+        args.redis, cluster=args.cluster, wait_replicas=args.wait_replicas, tls_ca=args.tls_ca
+    )
     uvicorn.run(app, host=args.host, port=args.port, lifespan="off", **UVICORN_OPTIONS)
 
 

@@ -126,6 +126,13 @@ class RoomState:
         """True when ``view`` is the room as of ``seq`` (not mid catch-up)."""
         return self.view is not None and self.view_seq == self.seq
 
+    @property
+    def ai_queue(self) -> int | None:
+        """The room's place in the queue of seats waiting for an AI player (1: served next)
+        while every AI worker is full, as the last view said; None when nothing waits."""
+        place = self.view.get("ai_queue") if self.view is not None else None
+        return place if isinstance(place, int) else None
+
     def _notify(self) -> None:
         self._changed.set()
         self._changed = asyncio.Event()
@@ -255,7 +262,8 @@ class Session:
         ws = self._ws
         if ws is not None:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(ws.close(), 2.0)
+                async with asyncio.timeout(2.0):
+                    await ws.close()
         tasks = [t for t in (self._supervisor, *self._background) if t is not None]
         for task in tasks:
             if task is not asyncio.current_task():
@@ -292,16 +300,14 @@ class Session:
         return f"{self._prefix}-{self._counter}"
 
     def message(self, kind: str, /, **fields: Any) -> m.ClientMessage:
-        """The request ``kind`` with ``fields`` and a fresh id (unless ``id`` is given)."""
-        cls = m.CLIENT_MESSAGES.get(kind)
-        if cls is None:
+        """The request ``kind`` with ``fields`` and a fresh id (unless ``id`` is given), checked
+        by its declaration as the server checks it: nested maps (``action``, ``rules``) may be
+        given as plain maps or as their classes; a bad field raises ``ProtocolError``."""
+        if kind not in m.CLIENT_MESSAGES:
             raise ValueError(f"unknown request type {kind!r}")
         fields.setdefault("id", self._next_id())
-        if isinstance(fields.get("action"), Mapping):
-            fields["action"] = m.Action(**fields["action"])
-        if isinstance(fields.get("rules"), Mapping):
-            fields["rules"] = m.Rules(**fields["rules"])
-        return cls(**fields)
+        message = m.from_wire({**fields, "t": kind}, direction="client")
+        return message  # type: ignore[return-value]  # direction="client": a client message
 
     async def request(
         self, request: str | m.ClientMessage, /, *, timeout: float | None = None, **fields: Any
@@ -382,7 +388,8 @@ class Session:
         future = self._expect(request_id)
         try:
             await self.send_raw(frame)
-            return await asyncio.wait_for(asyncio.shield(future), timeout)
+            async with asyncio.timeout(timeout):
+                return await asyncio.shield(future)
         finally:
             self._forget(request_id, future)
 
@@ -393,7 +400,8 @@ class Session:
         deadline = asyncio.get_running_loop().time() + timeout
         while True:
             remaining = deadline - asyncio.get_running_loop().time()
-            message = await asyncio.wait_for(self.inbox.get(), max(remaining, 0))
+            async with asyncio.timeout(max(remaining, 0)):
+                message = await self.inbox.get()
             if predicate is None or predicate(message):
                 return message
 
@@ -420,7 +428,8 @@ class Session:
                 if self._ws is ws and not self.closed:
                     self._ready.clear()
                 raise ConnectionLost(str(error)) from None
-            answer = await asyncio.wait_for(asyncio.shield(future), deadline - loop.time())
+            async with asyncio.timeout_at(deadline):
+                answer = await asyncio.shield(future)
         finally:
             self._forget(request_id, future)
         if isinstance(answer, m.Error):
@@ -434,7 +443,8 @@ class Session:
         if self.closed:
             raise SessionClosed(self.closed_reason or "the session is closed")
         if not self._ready.is_set():
-            await asyncio.wait_for(self._ready.wait(), timeout)
+            async with asyncio.timeout(timeout):
+                await self._ready.wait()
         if self.closed:
             raise SessionClosed(self.closed_reason or "the session is closed")
 
@@ -519,7 +529,8 @@ class Session:
             if remaining <= 0:
                 raise TimeoutError(f"room {room} at seq {state.seq}: condition not met")
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(changed.wait(), remaining)
+                async with asyncio.timeout(remaining):
+                    await changed.wait()
 
     async def wait_seq(self, room: str, seq: int, timeout: float = 10.0) -> View:
         """The room's view once it has reached sequence number ``seq``."""
@@ -712,7 +723,8 @@ class Session:
     async def _ws_close(self) -> None:
         if self._ws is not None:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(self._ws.close(), 2.0)
+                async with asyncio.timeout(2.0):
+                    await self._ws.close()
 
     async def _resume_all(self) -> None:
         for state in list(self.rooms.values()):

@@ -1,9 +1,9 @@
 """MessagePack framing: the only module of the project that imports ``msgpack``.
 
 - :func:`decode` turns one binary websocket frame into a message, validating everything; on
-  any input it returns a message or raises :class:`ProtocolError`, nothing else. A frame that
-  is plainly valid takes a fast path (``_decode_fast``); anything else, the careful one, which
-  gives the same message for every frame the fast path accepts, and produces every error.
+  any input it returns a message or raises :class:`ProtocolError`, nothing else. One path for
+  every frame: msgpack's ``unpackb`` (maps kept as their pairs), one walk that checks the plain
+  data (``_plain``), and the message's own checks (``protocol.messages.from_wire``).
 - :func:`encode` turns a message into its canonical frame: ``t`` first, then the fields in
   declaration order; opaque maps keep their key order.
 - :func:`pack` / :func:`unpack` do the same for plain data the server stores (state blobs),
@@ -17,7 +17,7 @@ back as lists and dicts.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
@@ -117,10 +117,6 @@ def decode(
         raise ValueError(f"direction is 'client', 'server' or 'any', not {direction!r}")
     if max_size is None:
         max_size = MAX_CLIENT_FRAME if direction == "client" else MAX_SERVER_FRAME
-    if type(data) is bytes and len(data) <= max_size:
-        message = _decode_fast(data, direction)
-        if message is not None:
-            return message
     raw, trailing = _unpackb(data, max_size, WIRE_LIMITS)
     if not isinstance(raw, _Pairs):
         raise ProtocolError(ErrorCode.BAD_MESSAGE, "a frame is one MessagePack map")
@@ -229,8 +225,35 @@ def _unpackb(data: object, max_size: int, limits: Limits) -> tuple[object, bool]
     if size > max_size:
         raise _too_large(size, max_size)
     # msgpack only bounds each value by the frame size and keeps what it cannot accept (ext
-    # types, non-string keys, bad UTF-8) as markers: the finer checks of ``_plain`` come after
-    # the request id has been read, so even those errors answer the right request.
+    # types, non-string keys, duplicate keys, bad UTF-8) as markers (``_Pairs``, ``_Ext``,
+    # surrogates): the finer checks of ``_plain`` come after the request id has been read, so
+    # even those errors answer the right request.
+    try:
+        value = msgpack.unpackb(
+            data,
+            raw=False,
+            use_list=True,
+            strict_map_key=False,
+            object_pairs_hook=_Pairs,
+            ext_hook=_Ext,
+            unicode_errors="surrogateescape",
+            max_str_len=size,
+            max_bin_len=size,
+            max_array_len=size,
+            max_map_len=size,
+            max_ext_len=size,
+        )
+    except msgpack.ExtraData as extra:
+        return extra.unpacked, True  # type: ignore[attr-defined]
+    except Exception:  # msgpack signals bad input with several exception types
+        return _unpack_refused(data, size)
+    return value, False
+
+
+def _unpack_refused(data: bytes | bytearray | memoryview, size: int) -> tuple[object, bool]:
+    """The refusal of bytes that are not MessagePack, worded as msgpack's streaming unpacker
+    words it (the protocol's wording since 1.0; ``unpackb`` refuses the same bytes, in other
+    words)."""
     unpacker = msgpack.Unpacker(
         raw=False,
         use_list=True,
@@ -254,42 +277,6 @@ def _unpackb(data: object, max_size: int, limits: Limits) -> tuple[object, bool]
             ErrorCode.BAD_MESSAGE, f"not valid MessagePack: {reason}"[:200]
         ) from None
     return value, unpacker.tell() != size
-
-
-def _decode_fast(data: bytes, direction: Direction) -> Message | None:
-    """The message in a frame that is plainly valid, or ``None`` to take the careful path.
-
-    One ``unpackb`` with the wire limits (longer strings, bigger lists or maps, ext types, bad
-    UTF-8, keys neither strings nor bytes, trailing bytes all raise), then :func:`_is_plain`
-    and a re-encoding that must give back the frame's very bytes (a duplicate key, lost in
-    the dict, or a non-canonical encoding makes it differ). Whatever fails or looks unusual,
-    including a message ``from_wire`` refuses, goes to the careful path, which produces the
-    error: both paths give the same message for every frame this one accepts.
-    """
-    try:
-        wire = _unpackb_wire(data)
-    except Exception:  # msgpack signals bad input with several exception types
-        return None
-    if type(wire) is not dict or not _is_plain(wire, 1) or _packb(wire) != data:
-        return None
-    try:
-        return from_wire(wire, direction=direction)
-    except ProtocolError:
-        return None
-
-
-def _unpackb_wire(data: bytes) -> object:
-    return msgpack.unpackb(
-        data,
-        raw=False,
-        use_list=True,
-        strict_map_key=True,
-        max_str_len=WIRE_LIMITS.max_str,
-        max_bin_len=WIRE_LIMITS.max_bin,
-        max_array_len=WIRE_LIMITS.max_len,
-        max_map_len=WIRE_LIMITS.max_len,
-        max_ext_len=0,
-    )
 
 
 def _too_large(size: int, limit: int) -> ProtocolError:
@@ -324,9 +311,23 @@ def _is_utf8(value: str) -> bool:
 
 
 def _plain(obj: object, limits: Limits, depth: int) -> object:
-    """``obj`` as exact plain types (lists, dicts, str, int...), checked against ``limits``."""
+    """``obj`` as exact plain types (lists, dicts, str, int...), checked against ``limits``.
+    What msgpack decodes (exact ``str`` and ``int``, ``_Pairs``) takes the first lines."""
+    kind = type(obj)
+    if kind is str:
+        if obj.isascii() and len(obj) <= limits.max_str:  # type: ignore[attr-defined, arg-type]
+            return obj
+        return _text(obj, limits)  # type: ignore[arg-type]
+    if kind is int:
+        if -_MAX_SAFE_INT <= obj <= _MAX_SAFE_INT:  # type: ignore[operator]
+            return obj
+        return _integer(obj, limits)  # type: ignore[arg-type]
     if obj is None or obj is True or obj is False:
         return obj
+    if kind is _Pairs:
+        if depth > limits.max_depth:
+            raise _too_deep(limits)
+        return _map(obj, limits, depth)  # type: ignore[arg-type]
     if isinstance(obj, str):
         return _text(obj, limits)
     if isinstance(obj, int):
@@ -340,7 +341,7 @@ def _plain(obj: object, limits: Limits, depth: int) -> object:
             raise _oversized(f"{len(obj)} bytes of binary", limits.max_bin)
         return bytes(obj)
     if depth > limits.max_depth:
-        raise ProtocolError(ErrorCode.BAD_MESSAGE, f"nested deeper than {limits.max_depth} levels")
+        raise _too_deep(limits)
     if isinstance(obj, _Pairs):
         return _map(obj, limits, depth)
     if isinstance(obj, Mapping):
@@ -362,19 +363,36 @@ def _map(pairs: list[tuple[object, object]], limits: Limits, depth: int) -> dict
     if len(pairs) > limits.max_len:
         raise _oversized(f"a map of {len(pairs)} entries", limits.max_len)
     out: dict[str, object] = {}
+    max_str = limits.max_str
     for key, value in pairs:
-        if not isinstance(key, str):
+        if type(key) is str and key.isascii() and len(key) <= max_str:
+            name = key
+        elif isinstance(key, str):
+            name = _text(key, limits)
+        else:
             raise ProtocolError(
                 ErrorCode.BAD_MESSAGE, f"map keys must be strings, got {type(key).__name__}"
             )
-        name = _text(key, limits)
         if name in out:
             raise ProtocolError(ErrorCode.BAD_MESSAGE, f"duplicate map key {name[:64]!r}")
+        kind = type(value)
+        if (
+            value is None
+            or kind is bool
+            or (kind is str and value.isascii() and len(value) <= max_str)  # type: ignore[attr-defined, arg-type]
+            or (kind is int and -_MAX_SAFE_INT <= value <= _MAX_SAFE_INT)  # type: ignore[operator]
+        ):
+            out[name] = value  # the common values, in short
+            continue
         try:
             out[name] = _plain(value, limits, depth + 1)
         except ProtocolError as error:
             raise error.at(name[:64]) from None
     return out
+
+
+def _too_deep(limits: Limits) -> ProtocolError:
+    return ProtocolError(ErrorCode.BAD_MESSAGE, f"nested deeper than {limits.max_depth} levels")
 
 
 def _text(value: str, limits: Limits) -> str:
@@ -401,34 +419,6 @@ def _integer(value: int, limits: Limits) -> int:
     elif not _INT64_MIN <= value <= _UINT64_MAX:
         raise ProtocolError(ErrorCode.BAD_MESSAGE, f"integers are 64-bit, got {value}")
     return value
-
-
-def _is_plain(container: dict[object, object] | list[object], depth: int) -> bool:
-    """True when a value from :func:`_unpackb_wire` (exact types; strings, binaries, lists and
-    maps already within :data:`WIRE_LIMITS`) is one that ``_plain`` accepts as it is: string
-    keys, safe integers, finite floats, no ext values, nested at most ``max_depth`` deep."""
-    if depth > WIRE_LIMITS.max_depth:
-        return False
-    if type(container) is dict:
-        for key in container:
-            if type(key) is not str:
-                return False
-        values: Iterable[object] = container.values()
-    else:
-        values = container
-    for value in values:
-        kind = type(value)
-        if kind is str or value is None or kind is bool or kind is bytes:
-            continue
-        if kind is int:
-            if not -_MAX_SAFE_INT <= value <= _MAX_SAFE_INT:  # type: ignore[operator]
-                return False
-        elif kind is dict or kind is list:
-            if not _is_plain(value, depth + 1):  # type: ignore[arg-type]
-                return False
-        elif kind is not float or not math.isfinite(value):  # type: ignore[arg-type]
-            return False
-    return True
 
 
 def _oversized(what: str, limit: int) -> ProtocolError:

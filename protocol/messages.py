@@ -19,8 +19,8 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from types import MappingProxyType
-from typing import Annotated, Any, ClassVar, Final, Literal, TypeAlias, get_type_hints
+from types import MappingProxyType, MemberDescriptorType
+from typing import Annotated, Any, ClassVar, Final, Literal, TypeAlias, get_args, get_type_hints
 
 from protocol.cards import card_index
 from protocol.talk import QUICK_MESSAGES
@@ -37,6 +37,7 @@ __all__ = [
     "SAID_SINCE_MINOR",
     "SERVER_MESSAGES",
     "AILevel",
+    "AIPace",
     "Ack",
     "Act",
     "Action",
@@ -46,12 +47,15 @@ __all__ = [
     "Bye",
     "CallStandIn",
     "CancelQuickMatch",
+    "Check",
     "ClaimWin",
     "ClientMessage",
+    "CloseResult",
     "CreateRoom",
     "Direction",
     "Error",
     "ErrorCode",
+    "Field",
     "Hello",
     "JoinRoom",
     "Leave",
@@ -67,11 +71,16 @@ __all__ = [
     "RequestId",
     "Resume",
     "ResumeMode",
+    "ReviewDone",
+    "ReviewHand",
+    "ReviewProgress",
+    "ReviewTake",
     "RoomAssigned",
     "RoomMode",
     "Rules",
     "Said",
     "Say",
+    "Schema",
     "ServerMessage",
     "SetName",
     "Snapshot",
@@ -83,6 +92,7 @@ __all__ = [
     "from_wire",
     "is_compatible",
     "parse_version",
+    "schema",
     "sent_by_client",
     "to_wire",
 ]
@@ -102,6 +112,8 @@ MAX_SEQ: Final = 2**53 - 1
 Direction: TypeAlias = Literal["client", "server", "any"]
 RoomMode: TypeAlias = Literal["ai", "private"]
 AILevel: TypeAlias = Literal["easy", "normal", "hard"]
+#: How quickly the AI of a room against the AI plays: its worker's own pace, or faster.
+AIPace: TypeAlias = Literal["normal", "fast"]
 ActionKind: TypeAlias = Literal[
     "take_upcard", "pass", "draw_stock", "draw_discard", "discard", "knock", "gin", "next_hand"
 ]
@@ -109,16 +121,8 @@ ResumeMode: TypeAlias = Literal["events", "snapshot"]
 #: An opaque plain-data map (checked by the codec: plain values, string keys, bounded size).
 PlainMap: TypeAlias = Mapping[str, Any]
 
-ACTION_KINDS: Final = (
-    "take_upcard",
-    "pass",
-    "draw_stock",
-    "draw_discard",
-    "discard",
-    "knock",
-    "gin",
-    "next_hand",
-)
+#: The action kinds, in the order of ``ActionKind``.
+ACTION_KINDS: Final[tuple[ActionKind, ...]] = get_args(ActionKind)
 #: Action kinds that name a card (a knock or a gin is declared with its discard).
 CARD_ACTION_KINDS: Final = frozenset({"discard", "knock", "gin"})
 #: What a recipient gets, in ``update.events``, for an event it may not see at all.
@@ -158,6 +162,26 @@ class ErrorCode(StrEnum):
     TOO_MANY_PLAYERS = "too_many_players"
     TOO_MANY_LOOKUPS = "too_many_lookups"
     TOO_MANY_PHRASES = "too_many_phrases"
+    TOO_MANY_REVIEWS = "too_many_reviews"
+    HAND_NOT_OVER = "hand_not_over"
+    BAD_HANDLE = "bad_handle"
+    HANDLE_TAKEN = "handle_taken"
+    UNKNOWN_HANDLE = "unknown_handle"
+    BAD_PASSWORD = "bad_password"
+    BAD_PASSKEY = "bad_passkey"
+    CHALLENGE_EXPIRED = "challenge_expired"
+    BAD_CREDENTIALS = "bad_credentials"
+    SIGNIN_LIMITED_ACCOUNT = "signin_limited_account"
+    SIGNIN_LIMITED_ADDRESS = "signin_limited_address"
+    ALREADY_CLAIMED = "already_claimed"
+    NOT_AN_ACCOUNT = "not_an_account"
+    SIGNED_OUT = "signed_out"
+    ACCOUNT_REQUIRED = "account_required"
+    RATED_COOLDOWN = "rated_cooldown"
+    TOO_MANY_BLOCKS = "too_many_blocks"
+    TOO_MANY_BLOCK_REQUESTS = "too_many_block_requests"
+    TOO_MANY_REPORTS = "too_many_reports"
+    BANNED = "banned"
     NOT_REPLICATED = "not_replicated"
     STORE_UNAVAILABLE = "store_unavailable"
     INTERNAL = "internal"
@@ -241,7 +265,15 @@ def is_compatible(version: str) -> bool:
 
 # -- field checks: each takes a wire value and returns it (normalised) or raises --------------
 
-Check: TypeAlias = Callable[[Any], Any]
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """The rule of one field, declared once beside it (``Annotated[type, Check]``): ``run``
+    takes a wire value and returns it (normalised) or raises :class:`ProtocolError`; ``ts`` is
+    the field's TypeScript type in the web client (``protocol.typescript`` writes it out)."""
+
+    run: Callable[[Any], Any]
+    ts: str
 
 
 def _type_name(value: object) -> str:
@@ -263,13 +295,16 @@ def _integer(low: int, high: int) -> Check:
             raise _invalid(f"must be between {low} and {high}, got {value}")
         return int(value)
 
-    return check
+    return Check(check, "number")
 
 
 def _flag(value: object) -> bool:
     if not isinstance(value, bool):
         raise _bad(f"expected a boolean, got {_type_name(value)}")
     return value
+
+
+_FLAG: Final = Check(_flag, "boolean")
 
 
 def _text(
@@ -298,10 +333,12 @@ def _text(
             raise _invalid(f"must match {compiled.pattern}, got {value!r}")
         return value
 
-    return check
+    return Check(check, "string")
 
 
-def _one_of(*choices: str) -> Check:
+def _one_of(*choices: str, ts: str | None = None) -> Check:
+    """One of ``choices``; its TypeScript type is their union (or the alias named ``ts``)."""
+
     def check(value: object) -> str:
         if type(value) is str and value in choices:  # the common case, in short
             return value
@@ -311,7 +348,7 @@ def _one_of(*choices: str) -> Check:
             raise _invalid(f"must be one of {', '.join(choices)}, got {value!r}")
         return str.__str__(value)
 
-    return check
+    return Check(check, ts or " | ".join(f'"{choice}"' for choice in choices))
 
 
 def _version(value: object) -> str:
@@ -370,6 +407,12 @@ def _plain_map(value: object) -> PlainMap:
     return value
 
 
+def _opaque(ts: str) -> Check:
+    """A plain-data map whose inside is the business of the code that makes it (the codec
+    checks it is plain data); ``ts`` names its hand-written TypeScript type."""
+    return Check(_plain_map, ts)
+
+
 def _events(value: object) -> tuple[PlainMap, ...]:
     if not isinstance(value, Sequence) or isinstance(value, str | bytes):
         raise _bad(f"expected a list of event maps, got {_type_name(value)}")
@@ -401,13 +444,20 @@ _ERROR_CODES = frozenset(code.value for code in ErrorCode)
 _CODE = re.compile(r"[a-z][a-z0-9_]{0,63}")
 
 _ID = "[A-Za-z0-9_-]+"
-_REQUEST_ID: Final = _request_id
+_REQUEST_ID: Final = Check(_request_id, "RequestId")
+_NULLABLE_REQUEST_ID: Final = Check(_nullable_request_id, "RequestId | null")
 _ROOM: Final = _text(1, 64, pattern=_ID)
 _WATCH_TOKEN: Final = _text(1, 64, pattern=_ID)
 _NAME: Final = _text(1, 32, printable=True, strip=True)
 _SEQ: Final = _integer(0, MAX_SEQ)
 _SEAT: Final = _integer(0, 1)
+_HAND: Final = _text(1, 64, pattern=_ID)
 _MESSAGE_TEXT: Final = _text(1, 1024)
+_VERSION_TEXT: Final = Check(_version, "string")
+_CARD: Final = Check(_card, "string")
+_CODE_TEXT: Final = Check(_error_code, "string")
+_EVENTS: Final = Check(_events, "GameEvent[]")
+_LEVEL: Final = _one_of(*get_args(AILevel), ts="AILevel")
 
 
 def _nested(cls: type[Any]) -> Check:
@@ -422,140 +472,181 @@ def _nested(cls: type[Any]) -> Check:
             raise _bad(f"expected a map, got {_type_name(value)}")
         return _build(cls, value)
 
-    return check
+    return Check(check, cls.__name__)
 
 
-# -- the field machinery shared by every message ----------------------------------------------
+# -- one schema per class, read from its declaration once --------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
-class _Field:
+class Field:
+    """One field of a message or nested map, as its declaration says."""
+
     name: str
     check: Check
     optional: bool
-
-
-_SPECS: dict[type[Any], tuple[_Field, ...]] = {}
-#: Per class, what building and checking an instance takes, resolved once (``_plan``).
-_PLANS: dict[type[Any], _Plan] = {}
-
-
-def _spec(cls: type[Any]) -> tuple[_Field, ...]:
-    spec = _SPECS.get(cls)
-    if spec is None:
-        hints = get_type_hints(cls, include_extras=True)
-        spec = tuple(
-            _Field(
-                name=field.name,
-                check=hints[field.name].__metadata__[0],
-                optional=field.default is not dataclasses.MISSING,
-            )
-            for field in dataclasses.fields(cls)
-        )
-        _SPECS[cls] = spec
-    return spec
+    """Declared with the default ``None``: absent (or nil) on the wire, left out when ``None``."""
 
 
 @dataclass(frozen=True, slots=True)
-class _Plan:
+class Schema:
+    """What checking, building and writing out a class takes, read once from its dataclass
+    fields and their ``Annotated`` checks (:func:`_declare`); ``cls._schema`` holds it."""
+
+    tag: str | None
+    """The type tag ``t`` of a message; ``None`` for a nested map."""
+    fields: tuple[Field, ...]
     names: frozenset[str]
     """The keys a map of the class may hold: its fields, and ``t`` for a message."""
-    fields: tuple[tuple[str, Check, bool], ...]
-    """Each field as (name, check, optional), in declaration order."""
+    steps: tuple[tuple[str, Check, bool], ...]
+    """Each field as (name, check, optional), in declaration order (the hot loop's form)."""
     required: tuple[str, ...]
-    """The names of the required fields, in declaration order."""
     rules: bool
     """Whether the class has rules across fields (overrides ``_check``)."""
+    build: Callable[[Mapping[Any, object]], Any]
+    """A map → an instance, checked: the function :func:`_builder` writes for the class."""
 
-
-def _plan(cls: type[Any]) -> _Plan:
-    plan = _PLANS.get(cls)
-    if plan is None:
-        spec = _spec(cls)
+    @classmethod
+    def of(cls, declared: type[Any]) -> Schema:
         # ``_build`` makes instances without ``__init__`` (it does the work of ``__init__`` and
         # ``__post_init__``): the class must be a plain dataclass whose optional fields are None
-        for base in cls.__mro__:
+        for base in declared.__mro__:
             if base not in (_Checked, object) and {"__new__", "__post_init__"} & vars(base).keys():
-                raise TypeError(f"{cls.__name__} has a __new__ or __post_init__ of its own")
-        for field in dataclasses.fields(cls):
+                raise TypeError(f"{declared.__name__} has a __new__ or __post_init__ of its own")
+        hints = get_type_hints(declared, include_extras=True)
+        fields = []
+        for field in dataclasses.fields(declared):
             if not field.init or field.default not in (None, dataclasses.MISSING):
-                raise TypeError(f"{cls.__name__}.{field.name}: optional fields default to None")
-        names = {field.name for field in spec}
-        if isinstance(getattr(cls, "t", None), str):
-            names.add("t")
-        plan = _Plan(
-            names=frozenset(names),
-            fields=tuple((field.name, field.check, field.optional) for field in spec),
-            required=tuple(field.name for field in spec if not field.optional),
-            rules=cls._check is not _Checked._check,
+                name = f"{declared.__name__}.{field.name}"
+                raise TypeError(f"{name}: optional fields default to None")
+            check = hints[field.name].__metadata__[0]
+            if not isinstance(check, Check):
+                raise TypeError(f"{declared.__name__}.{field.name}: Annotated[type, Check]")
+            fields.append(Field(field.name, check, field.default is not dataclasses.MISSING))
+        tag = vars(declared).get("t")
+        names = frozenset({f.name for f in fields} | ({"t"} if isinstance(tag, str) else set()))
+        rules = declared._check is not _Checked._check
+        return cls(
+            tag=tag if isinstance(tag, str) else None,
+            fields=tuple(fields),
+            names=names,
+            steps=tuple((field.name, field.check, field.optional) for field in fields),
+            required=tuple(field.name for field in fields if not field.optional),
+            rules=rules,
+            build=_builder(declared, tuple(fields), names, rules),
         )
-        _PLANS[cls] = plan
-    return plan
+
+
+def _builder(
+    declared: type[Any], fields: tuple[Field, ...], names: frozenset[str], rules: bool
+) -> Callable[[Mapping[Any, object]], Any]:
+    """The function that builds a ``declared`` from a map, written out for its fields: refuse
+    unknown fields, then the first missing one, then check each field in order (an optional
+    one only when not nil) and set it through its slot, then the rules across fields; what
+    ``__init__`` and ``__post_init__`` do, at once, with no loop over the fields."""
+    env: dict[str, Any] = {
+        "cls": declared,
+        "new": object.__new__,
+        "names": names,
+        "ProtocolError": ProtocolError,
+        "unknown": _unknown_fields,
+        "missing": _missing_field,
+    }
+    lines = ["def build(data):"]
+    lines += [
+        "    for key in data:",
+        "        if key not in names:",
+        "            unknown(data, names)",
+    ]
+    for field in fields:
+        if not field.optional:
+            lines += [f"    if {field.name!r} not in data:", f"        missing({field.name!r})"]
+    lines.append("    instance = new(cls)")
+    for index, field in enumerate(fields):
+        slot = vars(declared).get(field.name)
+        if not isinstance(slot, MemberDescriptorType):
+            raise TypeError(f"{declared.__name__}.{field.name}: declared with slots=True")
+        env[f"check_{index}"], env[f"set_{index}"] = field.check.run, slot.__set__
+        indent = "        " if field.optional else "    "
+        lines.append(f"    value = data.get({field.name!r})")
+        if field.optional:
+            lines.append("    if value is not None:")
+        lines += [
+            f"{indent}try:",
+            f"{indent}    value = check_{index}(value)",
+            f"{indent}except ProtocolError as error:",
+            f"{indent}    raise error.at({field.name!r}) from None",
+            f"    set_{index}(instance, value)",
+        ]
+    if rules:
+        lines.append("    instance._check()")
+    lines.append("    return instance")
+    exec("\n".join(lines), env)  # the source is made of field names only, checked above
+    built: Callable[[Mapping[Any, object]], Any] = env["build"]
+    return built
+
+
+def _unknown_fields(data: Mapping[Any, object], names: frozenset[str]) -> None:
+    unknown = sorted(repr(key) for key in data if key not in names)
+    raise _bad(f"unknown field(s) {', '.join(unknown)}")
+
+
+def _missing_field(name: str) -> None:
+    raise _bad("missing required field").at(name)
 
 
 class _Checked:
     """Base of every message and nested map: validates (and normalises) fields on creation."""
 
     __slots__ = ()
+    _schema: ClassVar[Schema]
 
     def __post_init__(self) -> None:
-        plan = _PLANS.get(type(self)) or _plan(type(self))
-        for name, check, optional in plan.fields:
+        for name, check, optional in self._schema.steps:
             value = getattr(self, name)
             if value is None and optional:
                 continue
             try:
-                checked = check(value)
+                checked = check.run(value)
             except ProtocolError as error:
                 raise error.at(name) from None
             if checked is not value:
                 object.__setattr__(self, name, checked)
-        if plan.rules:
+        if self._schema.rules:
             self._check()
 
     def _check(self) -> None:
         """Rules across fields; overridden where a message has some."""
 
 
+def _declare(*classes: type[_Checked]) -> None:
+    """Read each class's schema from its declaration, at import: a mistake fails loudly, once."""
+    for cls in classes:
+        cls._schema = Schema.of(cls)
+
+
+def schema(cls: type[Any]) -> Schema:
+    """The schema of a message class or nested map (``Rules``, ``Action``)."""
+    found: Schema = cls._schema
+    return found
+
+
 def _build(cls: type[Any], data: Mapping[Any, object]) -> Any:
-    """``cls(**fields of data)``, refusing unknown fields, then the first missing one, then
-    checking each field in order and the rules across fields, as the constructor would; the
-    instance is made and filled here (what ``__init__`` and ``__post_init__`` do, at once)."""
-    plan = _PLANS.get(cls) or _plan(cls)
-    names = plan.names
-    for key in data:
-        if key not in names:
-            unknown = sorted(repr(key) for key in data if key not in names)
-            raise _bad(f"unknown field(s) {', '.join(unknown)}")
-    for name in plan.required:
-        if name not in data:
-            raise _bad("missing required field").at(name)
-    instance = object.__new__(cls)
-    set_field = object.__setattr__
-    for name, check, optional in plan.fields:
-        value = data.get(name)
-        if value is not None or not optional:
-            try:
-                value = check(value)
-            except ProtocolError as error:
-                raise error.at(name) from None
-        set_field(instance, name, value)
-    if plan.rules:
-        instance._check()
-    return instance
+    """``cls(**fields of data)``, checked as the constructor would check it (``Schema.build``)."""
+    return cls._schema.build(data)
 
 
 def _fields_to_wire(obj: _Checked) -> dict[str, object]:
     out: dict[str, object] = {}
-    for field in _spec(type(obj)):
-        value = getattr(obj, field.name)
-        if value is None and field.optional:
+    for name, _, optional in obj._schema.steps:
+        value = getattr(obj, name)
+        if value is None and optional:
             continue
         if isinstance(value, _Checked):
             value = _fields_to_wire(value)
         elif isinstance(value, tuple):
             value = list(value)
-        out[field.name] = value
+        out[name] = value
     return out
 
 
@@ -567,17 +658,17 @@ class Rules(_Checked):
     """Match rules of a new room; an absent field takes the server default."""
 
     target: Annotated[int | None, _integer(1, 10_000)] = None
-    game_bonus: Annotated[bool | None, _flag] = None
-    box_bonus: Annotated[bool | None, _flag] = None
-    shutout_bonus: Annotated[bool | None, _flag] = None
+    game_bonus: Annotated[bool | None, _FLAG] = None
+    box_bonus: Annotated[bool | None, _FLAG] = None
+    shutout_bonus: Annotated[bool | None, _FLAG] = None
 
 
 @dataclass(frozen=True, slots=True)
 class Action(_Checked):
     """A move: ``kind``, and ``card`` for ``discard``, ``knock`` and ``gin`` only."""
 
-    kind: Annotated[ActionKind, _one_of(*ACTION_KINDS)]
-    card: Annotated[str | None, _card] = None
+    kind: Annotated[ActionKind, _one_of(*ACTION_KINDS, ts="ActionKind")]
+    card: Annotated[str | None, _CARD] = None
 
     def _check(self) -> None:
         if self.kind in CARD_ACTION_KINDS and self.card is None:
@@ -595,7 +686,7 @@ class Hello(_Checked):
 
     t: ClassVar[str] = "hello"
     id: Annotated[RequestId, _REQUEST_ID]
-    version: Annotated[str, _version]
+    version: Annotated[str, _VERSION_TEXT]
     token: Annotated[str | None, _text(1, 128, pattern="[\x21-\x7e]+")] = None
     name: Annotated[str | None, _NAME] = None
     client: Annotated[str | None, _text(1, 64, printable=True)] = None
@@ -624,15 +715,24 @@ class CreateRoom(_Checked):
 
     t: ClassVar[str] = "create_room"
     id: Annotated[RequestId, _REQUEST_ID]
-    mode: Annotated[RoomMode, _one_of("ai", "private")]
-    level: Annotated[AILevel | None, _one_of("easy", "normal", "hard")] = None
+    mode: Annotated[RoomMode, _one_of(*get_args(RoomMode), ts="RoomMode")]
+    level: Annotated[AILevel | None, _LEVEL] = None
     rules: Annotated[Rules | None, _nested(Rules)] = None
     turn_seconds: Annotated[int | None, _integer(0, 3600)] = None
-    stand_in: Annotated[bool | None, _flag] = None
-    public: Annotated[bool | None, _flag] = None
+    stand_in: Annotated[bool | None, _FLAG] = None
+    public: Annotated[bool | None, _FLAG] = None
     turn_bank: Annotated[int | None, _integer(0, 3600)] = None
+    rated: Annotated[bool | None, _FLAG] = None
+    ai_pace: Annotated[AIPace | None, _one_of(*get_args(AIPace), ts="AIPace")] = None
+    tutorial: Annotated[bool | None, _FLAG] = None
 
     def _check(self) -> None:
+        if self.tutorial and (self.mode != "ai" or self.level != "easy"):
+            raise _invalid("the guided first hand is played against the easy AI").at("tutorial")
+        if self.ai_pace is not None and self.mode != "ai":
+            raise _invalid("only a room against the AI has an AI pace").at("ai_pace")
+        if self.rated and self.mode != "private":
+            raise _invalid("only a private room between account holders is made rated").at("rated")
         if self.mode == "ai" and self.level is None:
             raise _invalid("an AI room needs a level").at("level")
         if self.mode != "ai" and self.level is not None:
@@ -661,8 +761,12 @@ class JoinRoom(_Checked):
 
 @dataclass(frozen=True, slots=True)
 class QuickMatch(_Checked):
+    """Wait for an opponent: casual (anyone), or ``rated`` (account holders, paired by
+    rating; ``docs/ratings.md``)."""
+
     t: ClassVar[str] = "quick_match"
     id: Annotated[RequestId, _REQUEST_ID]
+    rated: Annotated[bool | None, _FLAG] = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -734,6 +838,17 @@ class ClaimWin(_Checked):
 
 
 @dataclass(frozen=True, slots=True)
+class CloseResult(_Checked):
+    """The player closed the result of hand ``hand``: a turn of theirs that waited for them
+    to look at it starts its clock now."""
+
+    t: ClassVar[str] = "close_result"
+    id: Annotated[RequestId, _REQUEST_ID]
+    room: Annotated[str, _ROOM]
+    hand: Annotated[int, _integer(1, MAX_SEQ)]
+
+
+@dataclass(frozen=True, slots=True)
 class CallStandIn(_Checked):
     """Let an AI play for an opponent away past the grace period, until they come back."""
 
@@ -782,6 +897,51 @@ class Say(_Checked):
     phrase: Annotated[str, _one_of(*QUICK_MESSAGES)]
 
 
+@dataclass(frozen=True, slots=True)
+class ReviewHand(_Checked):
+    """Ask for the review of a finished hand (``docs/review.md``): by either player once the
+    hand is over, by anyone else once its match is over. The ack tells where it stands."""
+
+    t: ClassVar[str] = "review_hand"
+    id: Annotated[RequestId, _REQUEST_ID]
+    hand: Annotated[str, _HAND]
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewTake(_Checked):
+    """A review worker (``hello`` with ``worker_key``) asks for the next review due: the ack
+    holds ``hand`` and its ``record``, or no ``hand`` when none is due."""
+
+    t: ClassVar[str] = "review_take"
+    id: Annotated[RequestId, _REQUEST_ID]
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewProgress(_Checked):
+    """A review worker judged ``done`` of the ``total`` decisions of ``hand`` (renews its
+    lease)."""
+
+    t: ClassVar[str] = "review_progress"
+    id: Annotated[RequestId, _REQUEST_ID]
+    hand: Annotated[str, _HAND]
+    done: Annotated[int, _integer(0, 10_000)]
+    total: Annotated[int, _integer(0, 10_000)]
+
+    def _check(self) -> None:
+        if self.done > self.total:
+            raise _invalid("done cannot exceed total").at("done")
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewDone(_Checked):
+    """A review worker's finished review of ``hand``."""
+
+    t: ClassVar[str] = "review_done"
+    id: Annotated[RequestId, _REQUEST_ID]
+    hand: Annotated[str, _HAND]
+    review: Annotated[PlainMap, _opaque("Record<string, unknown>")]
+
+
 # -- server → client --------------------------------------------------------------------------
 
 
@@ -791,7 +951,7 @@ class Ack(_Checked):
 
     t: ClassVar[str] = "ack"
     id: Annotated[RequestId, _REQUEST_ID]
-    result: Annotated[PlainMap, _plain_map]
+    result: Annotated[PlainMap, _opaque("Record<string, unknown>")]
 
 
 @dataclass(frozen=True, slots=True)
@@ -799,10 +959,10 @@ class Error(_Checked):
     """The failure answer to request ``id`` (nil when the request's id could not be read)."""
 
     t: ClassVar[str] = "error"
-    id: Annotated[RequestId | None, _nullable_request_id]
-    code: Annotated[str, _error_code]
+    id: Annotated[RequestId | None, _NULLABLE_REQUEST_ID]
+    code: Annotated[str, _CODE_TEXT]
     message: Annotated[str, _MESSAGE_TEXT]
-    detail: Annotated[PlainMap | None, _plain_map] = None
+    detail: Annotated[PlainMap | None, _opaque("Record<string, unknown>")] = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -818,8 +978,8 @@ class Update(_Checked):
     t: ClassVar[str] = "update"
     room: Annotated[str, _ROOM]
     seq: Annotated[int, _SEQ]
-    events: Annotated[Sequence[PlainMap], _events]
-    view: Annotated[PlainMap | None, _plain_map] = None
+    events: Annotated[Sequence[PlainMap], _EVENTS]
+    view: Annotated[PlainMap | None, _opaque("RoomView")] = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -829,7 +989,7 @@ class Snapshot(_Checked):
     t: ClassVar[str] = "snapshot"
     room: Annotated[str, _ROOM]
     seq: Annotated[int, _SEQ]
-    view: Annotated[PlainMap, _plain_map]
+    view: Annotated[PlainMap, _opaque("RoomView")]
 
 
 @dataclass(frozen=True, slots=True)
@@ -839,7 +999,7 @@ class AiSeat(_Checked):
     t: ClassVar[str] = "ai_seat"
     room: Annotated[str, _ROOM]
     seat: Annotated[int, _SEAT]
-    level: Annotated[AILevel, _one_of("easy", "normal", "hard")]
+    level: Annotated[AILevel, _LEVEL]
 
 
 @dataclass(frozen=True, slots=True)
@@ -878,7 +1038,7 @@ class Bye(_Checked):
     """The server is closing this connection (idle, flood, ...); ``code`` says why."""
 
     t: ClassVar[str] = "bye"
-    code: Annotated[str, _error_code]
+    code: Annotated[str, _CODE_TEXT]
     message: Annotated[str, _MESSAGE_TEXT]
 
 
@@ -900,47 +1060,22 @@ ClientMessage: TypeAlias = (
     | Stats
     | AiSubscribe
     | ClaimWin
+    | CloseResult
     | CallStandIn
     | Say
+    | ReviewHand
+    | ReviewTake
+    | ReviewProgress
+    | ReviewDone
 )
 ServerMessage: TypeAlias = (
     Ack | Error | Pong | Update | Snapshot | RoomAssigned | AiSeat | Said | Reconnect | Bye
 )
 Message: TypeAlias = ClientMessage | ServerMessage
 
-_CLIENT_CLASSES: tuple[type[ClientMessage], ...] = (
-    Hello,
-    Ping,
-    SetName,
-    CreateRoom,
-    JoinRoom,
-    QuickMatch,
-    CancelQuickMatch,
-    Watch,
-    Resume,
-    Act,
-    Leave,
-    Unfollow,
-    Rematch,
-    Lobby,
-    Stats,
-    AiSubscribe,
-    ClaimWin,
-    CallStandIn,
-    Say,
-)
-_SERVER_CLASSES: tuple[type[ServerMessage], ...] = (
-    Ack,
-    Error,
-    Pong,
-    Update,
-    Snapshot,
-    RoomAssigned,
-    AiSeat,
-    Said,
-    Reconnect,
-    Bye,
-)
+#: The classes of each union, in its order (the unions above are the one list of them).
+_CLIENT_CLASSES: tuple[type[ClientMessage], ...] = get_args(ClientMessage)
+_SERVER_CLASSES: tuple[type[ServerMessage], ...] = get_args(ServerMessage)
 #: Type tag → class, for the frames a client sends.
 CLIENT_MESSAGES: Final[Mapping[str, type[ClientMessage]]] = MappingProxyType(
     {cls.t: cls for cls in _CLIENT_CLASSES}
@@ -959,8 +1094,7 @@ _REGISTRIES: Final[Mapping[Direction, Mapping[str, type[Message]]]] = {
     "any": MESSAGES,
 }
 
-for _cls in (Rules, Action, *MESSAGES.values()):
-    _plan(_cls)  # resolve every field's check at import: a mistake fails loudly, once
+_declare(Rules, Action, *MESSAGES.values())
 
 
 def from_wire(data: Mapping[Any, object], *, direction: Direction = "any") -> Message:

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `make run`: a local Redis (unless REDIS_URL is set), the server and an AI worker; prints the URL.
+# `make run`: a local Redis (unless REDIS_URL is set), the server, an AI worker and a review
+# worker; prints the URL.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=.venv/bin/python
@@ -54,6 +55,11 @@ if "$PY" -c 'import client.ai.worker' 2>/dev/null; then
 else
   echo "AI worker: not built yet (AI seats wait until one connects)"
 fi
+
+# The review worker judges the finished hands people ask about (docs/review.md).
+GIN_SERVER_URL="ws://$HOST:$PORT/ws" setsid "$PY" -m client.review &
+pids+=($!)
+echo "review worker: started"
 
 echo
 echo "Gin Rummy is running: http://$HOST:$PORT/"

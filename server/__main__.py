@@ -17,6 +17,7 @@ import uvicorn
 from starlette.applications import Starlette
 
 from server.app import create_app, drain
+from server.heap_trace import install as install_heap_trace
 
 DRAIN_SECONDS = 3.0
 #: uvicorn's options for a server process (with host, port and lifespan); the benchmark's
@@ -55,6 +56,7 @@ class GracefulServer(uvicorn.Server):
 
 
 def main() -> None:
+    install_heap_trace(os.environ)  # GIN_TRACEMALLOC: off unless set
     app = create_app()
     config = uvicorn.Config(
         app,

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import gc
 import logging
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -20,20 +21,16 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
 from protocol import codec
-from protocol.messages import Reconnect
+from protocol.messages import ErrorCode, Reconnect
 from server import keys, logs, metrics
+from server.account_routes import ROUTES as ACCOUNT_ROUTES
+from server.accounts import AccountError
 from server.addresses import AddressCounter, TrustedProxies
-from server.ai_dispatch import AiDispatcher
-from server.ai_seats import AiSeatKeeper
-from server.blobs import RoomBlobs
 from server.connection import Connection
-from server.frames import FrameParts
-from server.hub import Hub
 from server.live import LIVE_LIMIT
-from server.reuse import Histories
-from server.service import Service
 from server.settings import Settings
-from server.store import Store, StoreConfig
+from server.store import redact
+from server.wiring import ServerParts
 from server.ws import serve_websocket
 
 log = logging.getLogger(__name__)
@@ -68,14 +65,14 @@ async def healthz(request: Request) -> Response:
 
 
 async def readyz(request: Request) -> Response:
-    store: Store = request.app.state.store
+    parts: ServerParts = request.app.state.parts
     try:
-        ready = await asyncio.wait_for(store.ping(), timeout=2.0)
+        ready = await asyncio.wait_for(parts.store.ping(), timeout=2.0)
     except Exception:
         ready = False
     if not ready:
         return JSONResponse({"status": "redis unreachable"}, status_code=503)
-    if not request.app.state.feed.connected:
+    if not parts.feed.connected:
         return JSONResponse({"status": "room feed down"}, status_code=503)
     if request.app.state.draining:
         return JSONResponse({"status": "shutting down"}, status_code=503)
@@ -83,44 +80,98 @@ async def readyz(request: Request) -> Response:
 
 
 async def metrics_endpoint(request: Request) -> Response:
-    store: Store = request.app.state.store
+    parts: ServerParts = request.app.state.parts
     with contextlib.suppress(Exception):
-        metrics.ROOMS.set(await store.active_room_count())
+        metrics.ROOMS.set(await parts.store.active_room_count())
+    with contextlib.suppress(Exception):
+        queue = await parts.store.ai_queue_summary()
+        oldest = 0.0 if queue.oldest_ms is None else time.time() - queue.oldest_ms / 1000
+        metrics.AI_SEATS.read(await parts.store.ai_in_use(), queue.waiting, max(0.0, oldest))
     return Response(generate_latest(metrics.REGISTRY), media_type=CONTENT_TYPE_LATEST)
+
+
+def _no_such_hand() -> Response:
+    return JSONResponse({"error": "not_found", "message": "no such hand"}, status_code=404)
+
+
+def _hand_id(request: Request) -> str | None:
+    """The hand id of the path, or None when it cannot be one."""
+    hand_id: str = request.path_params["hand_id"]
+    try:
+        keys.check_id(hand_id, "hand id")
+    except ValueError:
+        return None
+    return hand_id
 
 
 async def hand(request: Request) -> Response:
     """A finished hand with every card shown, for replays (``events`` replay it move by move)."""
-    hand_id = request.path_params["hand_id"]
-    try:
-        keys.check_id(hand_id, "hand id")
-    except ValueError:
-        return JSONResponse({"error": "not_found", "message": "no such hand"}, status_code=404)
-    store: Store = request.app.state.store
-    record = await store.get_hand(hand_id)
+    hand_id = _hand_id(request)
+    parts: ServerParts = request.app.state.parts
+    record = None if hand_id is None else await parts.store.get_hand(hand_id)
     if record is None:
-        return JSONResponse({"error": "not_found", "message": "no such hand"}, status_code=404)
+        return _no_such_hand()
     data: Any = codec.unpack(record.blob)
     data["finished_at"] = record.finished_at
     return JSONResponse(data)
 
 
+async def hand_review(request: Request) -> Response:
+    """Where the review of a finished hand stands, and the review once done (to whoever has
+    the hand's id, like its replay): ``state`` ``none``, ``queued``, ``running`` or ``done``."""
+    hand_id = _hand_id(request)
+    parts: ServerParts = request.app.state.parts
+    status = None if hand_id is None else await parts.store.review_status(hand_id)
+    if status is None:
+        return _no_such_hand()
+    data: dict[str, Any] = {
+        "hand": hand_id,
+        "state": status.state,
+        "done": status.done,
+        "total": status.total,
+    }
+    if status.blob is not None:
+        data["review"] = codec.unpack(status.blob)
+    return JSONResponse(data)
+
+
 async def hands(request: Request) -> Response:
-    service: Service = request.app.state.service
+    parts: ServerParts = request.app.state.parts
     try:
         limit = max(1, min(100, int(request.query_params.get("limit", "20"))))
     except ValueError:
         limit = 20
-    return JSONResponse({"hands": await service.recent_hands(limit)})
+    return JSONResponse({"hands": await parts.players.recent_hands(limit)})
 
 
 async def live(request: Request) -> Response:
-    service: Service = request.app.state.service
+    parts: ServerParts = request.app.state.parts
     try:
         limit = int(request.query_params.get("limit", str(LIVE_LIMIT)))
     except ValueError:
         limit = LIVE_LIMIT
-    return JSONResponse({"rooms": await service.live.listing(limit)})
+    return JSONResponse({"rooms": await parts.live.listing(limit)})
+
+
+async def leaderboard(request: Request) -> Response:
+    """The top 100 by rating of the non-provisional players rated in the last 30 days; with
+    ``Authorization: Bearer TOKEN``, the viewer's own rank and rating (``you``). A token that
+    is not a player's (a guest's, or any signed-in session of an account) is refused (401
+    ``bad_token``), never taken for nobody."""
+    parts: ServerParts = request.app.state.parts
+    viewer = None
+    header = request.headers.get("authorization")
+    if header is not None:
+        scheme, _, token = header.partition(" ")
+        try:
+            if scheme.lower() != "bearer" or not token.strip():
+                raise AccountError(ErrorCode.BAD_TOKEN, "unknown or revoked token", 401)
+            viewer = (await parts.accounts.authenticate(token.strip())).player_id
+        except AccountError as refusal:
+            return JSONResponse(
+                {"error": ErrorCode.BAD_TOKEN.value, "message": refusal.message}, status_code=401
+            )
+    return JSONResponse(await parts.ratings.leaderboard(viewer))
 
 
 def create_app(settings: Settings | None = None) -> Starlette:
@@ -129,56 +180,26 @@ def create_app(settings: Settings | None = None) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         logs.configure(settings.log_level, settings.log_format)
-        store = await Store.connect(
-            settings.redis_url,
-            StoreConfig(
-                events_maxlen=settings.event_history,
-                hand_ttl_seconds=settings.hand_retention_seconds,
-                player_ttl_seconds=settings.player_retention_seconds,
-                cluster=settings.redis_cluster,
-                wait_replicas=settings.redis_wait_replicas,
-                wait_timeout_ms=settings.redis_wait_timeout_ms,
-                failover_seconds=settings.redis_failover_seconds,
-                new_player_ttl_seconds=settings.new_player_retention_seconds,
-                room_ttl_seconds=settings.room_idle_seconds,
-                finished_history_seconds=settings.finished_history_seconds,
-            ),
-        )
-        feed = store.feed()
-        await feed.start()
-        # The encoded history of a hand serves the stored room and the views alike.
-        histories = Histories()
-        blobs = RoomBlobs(histories)
-        hub = Hub(store, feed, FrameParts(histories))
-        hub.start()
-        ai_seats = AiSeatKeeper(store, hub, settings.ai_lease_seconds)
-        dispatcher = AiDispatcher(store, ai_seats.played_here)
-        dispatcher.start()
-        service = Service(store, hub, blobs, settings, dispatcher, ai_seats)
+        parts = await ServerParts.start(settings)
+        app.state.parts = parts
         app.state.settings = settings
-        app.state.store = store
-        app.state.feed = feed
-        app.state.service = service
-        app.state.connections = set()
+        app.state.service = parts.service
+        app.state.connections = parts.connections
         app.state.addresses = AddressCounter(settings.max_connections_per_address)
         app.state.trusted_proxies = TrustedProxies(settings.trusted_proxies)
         app.state.draining = False
-        clock = asyncio.create_task(service.upkeep.run(settings.turn_clock_interval))
         # Everything allocated so far lives as long as the process: keep it out of the
         # collector's way, and collect less often (a full collection pauses every game).
         gc.collect()
         gc.freeze()
         gc.set_threshold(50_000, 20, 100)
-        log.info("server ready", extra={"redis": settings.redis_url})
+        log.info("server ready", extra={"redis": redact(settings.redis_url)})
         try:
             yield
         finally:
-            clock.cancel()
+            parts.stop_upkeep()
             await drain(app)
-            await dispatcher.stop()
-            await hub.stop()
-            await feed.close()
-            await store.close()
+            await parts.stop()
             log.info("server stopped")
 
     return Starlette(
@@ -189,6 +210,8 @@ def create_app(settings: Settings | None = None) -> Starlette:
             Route("/join/{code}", index),
             Route("/replay/{hand_id}", index),
             Route("/rules", index),
+            Route("/leaderboard", index),
+            Route("/@/{handle}", index),
             # The built web client's files (hashed names); absent until `npm run build`.
             Mount("/assets", WebAssets(directory=WEB_ROOT / "assets", check_dir=False)),
             Route("/healthz", healthz),
@@ -196,7 +219,10 @@ def create_app(settings: Settings | None = None) -> Starlette:
             Route("/metrics", metrics_endpoint),
             Route("/api/hands", hands),
             Route("/api/live", live),
+            Route("/api/leaderboard", leaderboard),
             Route("/api/hands/{hand_id}", hand),
+            Route("/api/hands/{hand_id}/review", hand_review),
+            *ACCOUNT_ROUTES,
             WebSocketRoute("/ws", serve_websocket),
         ],
         # A Host header of another name is refused (400): DNS rebinding (docs/security.md).

@@ -9,6 +9,7 @@ from the stored room and its change stream.
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections.abc import Callable
@@ -19,6 +20,8 @@ from protocol.messages import ErrorCode
 from server.blobs import RoomBlobs, decode_change, decode_room, encode_change
 from server.hub import Hub
 from server.limits import Limits
+from server.rated import with_rated, with_ratings
+from server.ratings import Ratings
 from server.requests import RequestFailed
 from server.room import (
     MATCH_RECORDS,
@@ -46,9 +49,16 @@ Change = Callable[[Room, float], tuple[Room, list[dict[str, Any]]]]
 
 class Commits:
     def __init__(
-        self, store: Store, hub: Hub, blobs: RoomBlobs, settings: Settings, limits: Limits
+        self,
+        store: Store,
+        hub: Hub,
+        blobs: RoomBlobs,
+        settings: Settings,
+        limits: Limits,
+        ratings: Ratings | None = None,
     ) -> None:
         self._limits = limits
+        self._ratings = ratings or Ratings(store)
         self._store = store
         self._hub = hub
         self._blobs = blobs
@@ -100,7 +110,9 @@ class Commits:
         compare-and-set. The records it will owe are noted first, and written once it stands.
         The feed's copy of it is held meanwhile and then delivered from ``after``, not decoded
         (``Hub.committing``). ``while_waiting`` runs while Redis runs the commit."""
-        await self._owe(before, after)
+        owed = owed_records(before, after)  # most moves owe nothing: no awaits then
+        if owed:
+            await self._owe(before, owed)
         seq = version + 1
         self._hub.committing(before.id, seq)
         result = None
@@ -118,22 +130,25 @@ class Commits:
         finally:
             ok = result is not None and result.status is CommitStatus.OK
             self._hub.committed(before.id, seq, after if ok else None)
-        if ok:
-            await self._write_owed(before, after)
+        if ok and owed:
+            await self._write_owed(before, after, owed)
         return result
 
     # --- the records a change owes ------------------------------------------------------------
 
-    async def _owe(self, before: Room, after: Room) -> None:
-        """Note the records a change will owe, before committing it (``records:pending``)."""
-        for what in owed_records(before, after):
+    async def _owe(self, before: Room, owed: list[str]) -> None:
+        """Note the records a change will owe (``owed_records``), before committing it
+        (``records:pending``)."""
+        for what in owed:
             await self._store.owe_records(before.id, what)
 
-    async def _write_owed(self, before: Room, after: Room) -> None:
-        """Records and statistics of what the committed change finished: a hand, a match.
-        The change stands whatever happens here: what fails is left to the sweep."""
+    async def _write_owed(self, before: Room, after: Room, owed: list[str]) -> None:
+        """Records and statistics of what the committed change finished (``owed``: a hand, a
+        match; a change that finishes the room owes ``MATCH_RECORDS``, so one that owes
+        nothing has nothing for the limits either). The change stands whatever happens here:
+        what fails is left to the sweep."""
         await self._limits.room_changed(before, after)
-        for what in owed_records(before, after):
+        for what in owed:
             try:
                 await self.write_records(after, what)
             except Exception:
@@ -174,13 +189,14 @@ class Commits:
             if seat.player is None or seat.ai is not None:
                 continue
             won = result.winner == index
-            await store.add_stats(
-                seat.player,
-                hands=1,
-                points=result.points if won else 0,
-                gins=1 if result.kind == "gin" and won else 0,
-                undercuts=1 if result.kind == "undercut" and won and knocker != index else 0,
-            )
+            counts = {
+                "hands": 1,
+                "points": result.points if won else 0,
+                "gins": 1 if result.kind == "gin" and won else 0,
+                "undercuts": 1 if result.kind == "undercut" and won and knocker != index else 0,
+                "knocks": 1 if knocker == index and result.kind != "gin" else 0,
+            }
+            await store.add_stats(seat.player, **with_rated(counts, room.rated))
 
     async def _stored_hand_log(self, room_id: str, hand_number: int) -> tuple[Any, ...] | None:
         """The log of hand ``hand_number`` from the room's change stream (newest first, until
@@ -200,8 +216,53 @@ class Commits:
                 return None
 
     async def _record_match(self, room: Room) -> None:
+        for index, seat in enumerate(room.seats):
+            if seat.ai_level is not None:
+                # The match is over: its AI seats leave the AI seat queue now (a seat still
+                # waiting there would hold its place until its lease ran out).
+                await self._store.drop_ai_lease(room.id, index)
         winner = room.winner
         for index, seat in enumerate(room.seats):
             if seat.player is None or seat.ai is not None:
                 continue
-            await self._store.add_stats(seat.player, matches=1, wins=1 if winner == index else 0)
+            counts = {"matches": 1, "wins": 1 if winner == index else 0}
+            await self._store.add_stats(seat.player, **with_rated(counts, room.rated))
+        game = room.game
+        hands = len(game.results) if game is not None else 0
+        for index, seat in enumerate(room.seats):
+            if seat.player is None or seat.ai is not None:
+                continue
+            other = room.seats[1 - index]
+            # The same JSON for the same match (no clock in it): a sweep that writes it again
+            # keeps one entry (``Store.save_match``).
+            entry = {
+                "room": room.id,
+                "seat": index,
+                "winner": winner,
+                "forfeit": room.forfeit,
+                "scores": list(game.scores) if game is not None else [0, 0],
+                "hands": hands,
+                "public": room.public,
+                "opponent": other.player if other.ai is None else None,
+                "opponent_ai": other.ai,
+            }
+            if room.rated:
+                entry["rated"] = True
+            await self._store.save_match(
+                seat.player, json.dumps(entry, sort_keys=True, separators=(",", ":")), time.time()
+            )
+        await self._rate_match(room)
+
+    async def _rate_match(self, room: Room) -> None:
+        """A rated match's end: both ratings change once (``server.ratings``), the room keeps
+        them before and after (its players see the change), and whoever walked out is noted."""
+        if not room.rated:
+            return
+        await self._ratings.note_abandonment(room)
+        changes = await self._ratings.rate(room)
+        if changes is not None:
+            try:
+                await self.change(room.id, lambda stored, now: with_ratings(stored, changes), None)
+            except RequestFailed as gone:  # the room expired before its sweep: ratings stand
+                if gone.code is not ErrorCode.NOT_FOUND:
+                    raise

@@ -172,18 +172,23 @@ class Connection:
             self._shut()
 
     async def _drain(self) -> None:
-        """Write what waits, waiting for the transport as long as it needs."""
+        """Write what waits, waiting for the transport as long as it needs. The frames stay
+        in the queue while they wait, so that they count against ``MAX_QUEUED_FRAMES``."""
         try:
             while self._pending and not self.closed.is_set():
-                frames, self._pending = self._pending, []
                 if self._writer is None:
-                    for frame in frames:
-                        await self._send_bytes(frame)
-                else:
-                    await self._writer.writable()
-                    if not self._writer.write(frames):
-                        self._pending[:0] = frames
-                        continue
+                    await self._send_bytes(self._pending[0])
+                    if self._pending:  # not cleared by a cut-off meanwhile
+                        del self._pending[0]
+                    metrics.FRAMES.sent += 1
+                    continue
+                await self._writer.writable()
+                if self.closed.is_set():
+                    break
+                frames, self._pending = self._pending, []
+                if not self._writer.write(frames):
+                    self._pending[:0] = frames
+                    continue
                 metrics.FRAMES.sent += len(frames)
         except Exception:  # the socket went away: the reader notices and cleans up
             log.debug("writer stopped", exc_info=True)

@@ -19,19 +19,20 @@ from typing import Any
 from protocol import codec
 from protocol.messages import ErrorCode, ProtocolError
 from server.engine.events import Event
-from server.engine.state import GameState
+from server.engine.state import GameState, Phase
 from server.engine.views import (
     event_for,
     hand_parts,
     legal_action_dicts,
     public_game_parts,
     record_part,
+    seen_by_all,
 )
+from server.packed import array_header, map_header
 from server.packed import body as _body
-from server.packed import map_header
 from server.packed import pack as _pack
 from server.reuse import Histories, PartCache
-from server.room import Room, public_seats
+from server.room import Room, view_head, view_tail, view_tail_sources
 
 __all__ = ["FrameParts", "RoomFrames", "ack_frame", "update_frame"]
 
@@ -46,17 +47,12 @@ _LEGAL = _pack("legal_actions")
 _EVENTS = _pack("events")
 _VIEW = _pack("view")
 _UPDATE = _pack("t") + _pack("update") + _pack("room")
+_UPDATE_MAP = map_header(5)
 _SNAPSHOT = _pack("t") + _pack("snapshot") + _pack("room")
 _SEQ = _pack("seq")
 _ACK = map_header(3) + _pack("t") + _pack("ack") + _pack("id")
 _RESULT = _pack("result")
 _HISTORY = _pack("history")
-
-#: Entries of ``room_view`` (without ``invite`` and ``connected``) and of ``game_view`` (without
-#: the seat's own cards, ``last_hand`` and ``match``).
-_ROOM_KEYS = 16
-_GAME_KEYS = 15
-_HAND_KEYS = 4
 
 
 def _checked(frame: bytes) -> bytes:
@@ -94,9 +90,13 @@ def ack_frame(request_id: int | str, result: dict[str, Any]) -> bytes:
     return _checked(b"".join((_ACK, _pack(request_id), _RESULT, _pack(result))))
 
 
-#: A view's shared parts: the room's head and tail, the game's head, middle and tail, and the
-#: number of keys of the game's tail.
-SharedParts = tuple[bytes, bytes, bytes, bytes, bytes, int]
+#: A view's shared parts: the room's head and tail, the game's head, middle and tail, the
+#: number of the room's entries (but the recipient's own: its seat, the invite, the watch
+#: token) and of the game's (but the seat's: its seat, legal actions and cards).
+SharedParts = tuple[bytes, bytes, bytes, bytes, bytes, int, int]
+#: An encoded map's entries and their number.
+Entries = tuple[bytes, int]
+_NO_ENTRIES: Entries = (b"", 0)
 
 
 class FrameParts:
@@ -108,9 +108,11 @@ class FrameParts:
     __slots__ = (
         "_hand_bodies",
         "_hand_limit",
+        "_legal",
         "_records",
         "_room_heads",
         "_room_tails",
+        "ai_queue",
         "histories",
         "watchers",
     )
@@ -119,77 +121,111 @@ class FrameParts:
         self, histories: Histories | None = None, limit: int = 20_000, hand_limit: int = 4096
     ) -> None:
         self.histories = histories if histories is not None else Histories(limit)
-        self._room_heads: PartCache[bytes] = PartCache(limit)
-        self._room_tails: PartCache[bytes] = PartCache(limit)
-        self._records: PartCache[bytes] = PartCache(limit)
-        self._hand_bodies: dict[tuple[str, ...], bytes] = {}
+        self._room_heads: PartCache[Entries] = PartCache(limit)
+        self._room_tails: PartCache[Entries] = PartCache(limit)
+        self._records: PartCache[Entries] = PartCache(limit)
+        self._hand_bodies: dict[tuple[str, ...], Entries] = {}
+        self._legal: dict[tuple[Phase, bool], bytes] = {}
         self._hand_limit = hand_limit
         #: How many spectators follow each room, on every process, as this process last read
         #: it (``Hub.set_watchers``): what the views say, with no Redis round trip per move.
         self.watchers: dict[str, int] = {}
+        #: Where each room that waits for an AI player stands in the AI seat queue, as this
+        #: process last read it (``Hub.set_ai_queue``).
+        self.ai_queue: dict[str, int] = {}
+
+    def forget(self, room_id: str) -> None:
+        """Drop every part kept of ``room_id`` (and its history, shared with the stored
+        rooms'): the process no longer follows it, or it is finished. Else its last state
+        stays until 20,000 other rooms have passed (about 12 KB a room)."""
+        for cache in (self._room_heads, self._room_tails, self._records, self.histories):
+            cache.forget(room_id)
+
+    def holds(self, room_id: str) -> bool:
+        """Whether any part of ``room_id`` is kept."""
+        caches = (self._room_heads, self._room_tails, self._records, self.histories)
+        return any(room_id in cache for cache in caches)
 
     def frames(self, room: Room, seq: int, events: list[Event] | None = None) -> RoomFrames:
         """The frames of ``room`` at ``seq``, made from these parts."""
         return RoomFrames(room, seq, events, parts=self)
 
     def shared(self, room: Room, game: GameState | None) -> SharedParts:
-        """The encoded parts of the room's view that every recipient shares: the room's head
-        and tail, the game's head, middle and tail, and the number of the tail's keys."""
-        room_head = self._room_heads.get(
-            room.id, (room.mode, room.status, room.seats), lambda: _room_head(room)
+        """The encoded parts of the room's view that every recipient shares (``SharedParts``)."""
+        room_head, head_keys = self._room_heads.get(
+            room.id, (room.mode, room.status, room.seats), lambda: _entries(view_head(room))
         )
-        winner = room.winner
         watchers = self.watchers.get(room.id, 0)
-        room_tail = self._room_tails.get(
+        ai_queue = self.ai_queue.get(room.id)
+        room_tail, tail_keys = self._room_tails.get(
             room.id,
-            (
-                watchers,
-                room.stand_in_level,
-                room.turn_seconds,
-                room.turn_deadline,
-                room.turn_bank,
-                room.banks,
-                room.forfeit,
-                winner,
-                room.rematch,
-                room.next_room,
-            ),
-            lambda: _room_tail(room, winner, watchers),
+            (watchers, ai_queue, *view_tail_sources(room)),
+            lambda: _entries(view_tail(room, watchers, ai_queue)),
         )
+        room_keys = head_keys + tail_keys + 1  # and the game
         game_head = game_middle = game_tail = b""
-        tail_keys = 0
+        game_keys = 0
         if game is not None:
             head, table, tail = public_game_parts(game)
             game_head = _body(head)
             history = self.histories.pack(room.id, game.history)
-            record_body = self._records.get(
-                room.id, (game.results, game.scores, game.rules), lambda: _body(record_part(game))
+            record_body, record_keys = self._records.get(
+                room.id,
+                (game.results, game.scores, game.rules),
+                lambda: _entries(record_part(game)),
             )
             game_middle = b"".join((_body(table), _HISTORY, history, record_body))
-            game_tail, tail_keys = (_body(tail), len(tail)) if tail else (b"", 0)
-        return room_head, room_tail, game_head, game_middle, game_tail, tail_keys
+            game_tail = _body(tail) if tail else b""
+            # and ``history`` and ``legal_actions``
+            game_keys = len(head) + len(table) + record_keys + len(tail) + 2
+        if room.status == "finished":
+            self.forget(room.id)  # it changes seldom now: keep nothing alive for it
+        return room_head, room_tail, game_head, game_middle, game_tail, room_keys, game_keys
 
-    def hand_body(self, hand: tuple[str, ...]) -> bytes:
-        """The seat's own ``cards``, ``melds``, ``deadwood``, ``deadwood_points``, encoded (a
-        hand does not change during the opponent's turn, so most views find it here)."""
+    def legal_actions(self, game: GameState, seat: int) -> bytes:
+        """The seat's ``legal_actions``, encoded: the same for every state of a phase but the
+        discard of the seat to play (whose cards they name), so made once per phase."""
+        if game.phase is Phase.DISCARD and game.turn == seat:
+            return _pack(legal_action_dicts(game, seat))
+        key = (game.phase, game.turn == seat)
+        packed = self._legal.get(key)
+        if packed is None:
+            packed = self._legal[key] = _pack(legal_action_dicts(game, seat))
+        return packed
+
+    def hand_body(self, hand: tuple[str, ...]) -> Entries:
+        """The seat's own ``cards``, ``melds``, ``deadwood``, ``deadwood_points``, encoded, and
+        their number (a hand does not change during the opponent's turn, so most views find it
+        here)."""
         bodies = self._hand_bodies
-        body = bodies.get(hand)
-        if body is None:
+        entries = bodies.get(hand)
+        if entries is None:
             cards, melds, deadwood, points = hand_parts(hand)
-            body = _body(
+            entries = _entries(
                 {"cards": cards, "melds": melds, "deadwood": deadwood, "deadwood_points": points}
             )
             if len(bodies) >= self._hand_limit:
                 bodies.clear()
-            bodies[hand] = body
-        return body
+            bodies[hand] = entries
+        return entries
 
 
 class RoomFrames:
     """The frames of one room as it is at ``seq`` (after the change whose events are given),
     per recipient: seat 0, seat 1, or a spectator (``None``). Built lazily, each at most once."""
 
-    __slots__ = ("_events", "_game", "_parts", "_public", "_room", "_updates", "_views", "seq")
+    __slots__ = (
+        "_events",
+        "_game",
+        "_parts",
+        "_public",
+        "_room",
+        "_seen",
+        "_update_head",
+        "_updates",
+        "_views",
+        "seq",
+    )
 
     def __init__(
         self, room: Room, seq: int, events: list[Event] | None = None, *, parts: FrameParts
@@ -202,14 +238,32 @@ class RoomFrames:
         self._game: GameState | None = room.game
         self._views: dict[int | None, bytes] = {}
         self._updates: dict[int | None, bytes] = {}
+        self._update_head = b""
+        #: Each event encoded once when every recipient sees it as it is, else None.
+        self._seen: list[bytes | None] | None = None
 
     def update(self, seat: int | None) -> bytes:
-        """The ``update`` frame of this change for the seat (``None``: a spectator)."""
+        """The ``update`` frame of this change for the seat (``None``: a spectator):
+        ``update_frame(room.id, seq, events, seat, view(seat))``, with what every recipient's
+        update shares encoded once."""
         frame = self._updates.get(seat)
         if frame is None:
-            frame = update_frame(self._room.id, self.seq, self._events, seat, self.view(seat))
-            self._updates[seat] = frame
+            if not self._update_head:
+                head = (_UPDATE_MAP, _UPDATE, _pack(self._room.id), _SEQ, _pack(self.seq))
+                self._update_head = b"".join((*head, _EVENTS))
+            frame = b"".join((self._update_head, self._events_for(seat), _VIEW, self.view(seat)))
+            self._updates[seat] = _checked(frame)
         return frame
+
+    def _events_for(self, seat: int | None) -> bytes:
+        events = self._events
+        seen = self._seen
+        if seen is None:
+            seen = self._seen = [_pack(event) if seen_by_all(event) else None for event in events]
+        parts = [array_header(len(events))]
+        for event, packed in zip(events, seen, strict=True):
+            parts.append(packed if packed is not None else _pack(event_for(event, seat)))
+        return b"".join(parts)
 
     def snapshot(self, seat: int | None) -> bytes:
         """``codec.encode(Snapshot(room, seq, room_view(room, seat)))``."""
@@ -229,23 +283,27 @@ class RoomFrames:
         return self._public
 
     def _encode_view(self, seat: int | None) -> bytes:
-        room_head, room_tail, game_head, game_middle, game_tail, tail_keys = self._shared()
+        room_head, room_tail, game_head, game_middle, game_tail, room_keys, game_keys = (
+            self._shared()
+        )
         invite = self._room.invite if seat is not None else None
         watch_token = self._room.watch_token if seat is not None else None
-        own_keys = (invite is not None) + (watch_token is not None)
-        parts = [map_header(_ROOM_KEYS + own_keys), room_head, _SEAT[seat], room_tail]
+        own_keys = 1 + (invite is not None) + (watch_token is not None)  # and the seat
+        parts = [map_header(room_keys + own_keys), room_head, _SEAT[seat], room_tail]
         parts.append(_GAME)
         game = self._game
         if game is None:
             parts.append(_NIL)
         else:
-            keys = _GAME_KEYS + tail_keys + (_HAND_KEYS if seat is not None else 0)
-            parts += (map_header(keys), game_head, _SEAT[seat], game_middle, _LEGAL)
+            hand, hand_keys = (
+                self._parts.hand_body(game.hands[seat]) if seat is not None else _NO_ENTRIES
+            )
+            header = map_header(game_keys + 1 + hand_keys)  # and the seat
+            parts += (header, game_head, _SEAT[seat], game_middle, _LEGAL)
             if seat is None:
                 parts.append(_EMPTY_LIST)
             else:
-                hand = self._parts.hand_body(game.hands[seat])
-                parts += (_pack(legal_action_dicts(game, seat)), hand)
+                parts += (self._parts.legal_actions(game, seat), hand)
             parts.append(game_tail)
         if invite is not None:
             parts += (_INVITE, _pack(invite))
@@ -254,24 +312,5 @@ class RoomFrames:
         return b"".join(parts)
 
 
-def _room_head(room: Room) -> bytes:
-    return _body(
-        {"room": room.id, "mode": room.mode, "status": room.status, "seats": public_seats(room)}
-    )
-
-
-def _room_tail(room: Room, winner: int | None, watchers: int) -> bytes:
-    return _body(
-        {
-            "turn_seconds": room.turn_seconds,
-            "turn_deadline": room.turn_deadline,
-            "turn_bank": room.turn_bank,
-            "banks": list(room.banks),
-            "forfeit": room.forfeit,
-            "winner": winner,
-            "rematch": list(room.rematch),
-            "next_room": room.next_room,
-            "stand_in_level": room.stand_in_level,
-            "watchers": watchers,
-        }
-    )
+def _entries(mapping: dict[str, Any]) -> Entries:
+    return _body(mapping), len(mapping)

@@ -45,3 +45,11 @@ def hash_token(token: str) -> str:
 
 def token_matches(token: str, stored_hash: str) -> bool:
     return hmac.compare_digest(hash_token(token), stored_hash)
+
+
+def token_known(token: str, token_hash: str, sessions: frozenset[str]) -> bool:
+    """Whether ``token`` is the player's guest token (``token_hash``) or one of their session
+    tokens (hashes in ``sessions``): each comparison takes the same time whatever matches."""
+    digest = hash_token(token)
+    found = bool(token_hash) and hmac.compare_digest(digest, token_hash)
+    return digest in sessions or found

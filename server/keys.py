@@ -2,7 +2,8 @@
 
 All keys of a room share the hash tag ``{room:ID}``, so a room's keys live in one slot and
 its Lua scripts run unchanged on Redis Cluster. The quick-match keys share ``{quickmatch}``
-for the same reason (one script touches both).
+for the same reason (one script touches both), and the AI seat queue's keys share ``{ai}``
+(one script takes the queue's head and marks it offered).
 
 Slot groups (the ``group`` column): the keys that one atomic step (a script, a MULTI, a
 batch of commands sent together) may touch together. On Redis Cluster each group lives in
@@ -30,7 +31,27 @@ key                        group             type        holds
 ``{room:ID}:talk:SEAT``    ``{room:ID}``     hash        the seat's quick-message allowance
                                                          (``tokens``, ``at`` ms), with a TTL
 ``player:ID``              own               hash        ``token_hash``, ``name``, ``created``,
-                                                         ``stat:NAME``
+                                                         ``stat:NAME`` (rated matches counted
+                                                         again as ``stat:rated_NAME``);
+                                                         ``banned`` (JSON ``by``, ``reason``,
+                                                         ``at``: server.moderation);
+                                                         an account's ``handle``
+                                                         (display form), ``handle_at`` (ms),
+                                                         ``password`` (argon2id hash),
+                                                         ``session:HASH`` (a token's SHA-256 ->
+                                                         ms), ``device:HASH`` (a known device's
+                                                         secret's SHA-256 -> ms),
+                                                         ``passkey:CREDID`` (JSON)
+``{handles}:DIGEST``       ``{handles}``     string      a handle's gist (``server.handles``,
+                                                         a SHA-256 digest) -> ``PLAYERID MS``:
+                                                         the account holding it since when
+``signin-account:ID``      own               string      failed sign-ins of an account in the
+                                                         current window, with a TTL
+``signin-address:ADDR``    own               string      sign-in attempts from one client
+                                                         address (a digest) in the window, TTL
+``webauthn:DIGEST``        own               string      a WebAuthn challenge (SHA-256 digest of
+                                                         it) -> its purpose and player, JSON;
+                                                         used once (GETDEL), with a TTL
 ``player-rooms:ID``        own               hash        the player's unfinished rooms: room id ->
                                                          ``ai`` or ``people`` (see
                                                          ``server.limits``)
@@ -56,11 +77,28 @@ key                        group             type        holds
                                                          scored by when the latest of those counts
                                                          lapses (ms): whose ``watchers`` to read
 ``hand:ID``                own               hash        ``room``, ``finished``, ``blob``,
-                                                         ``public``; with a TTL
+                                                         ``public``; with a TTL; its review
+                                                         (``docs/review.md``): ``review_state``
+                                                         (``queued``, ``running``, ``done``),
+                                                         ``review_done``, ``review_total``,
+                                                         ``review`` (the blob), so it lives and
+                                                         expires with the hand
+``reviews:queue``          own               sorted set  hand ids whose review is asked for and
+                                                         not done, scored by when a worker may
+                                                         take them (ms): now when asked, the end
+                                                         of its lease while a worker reviews it
+``review-requests:ID``     own               string      reviews one player asked for in the
+                                                         current hour, with a TTL
 ``hands:recent``           own               sorted set  hand ids of public rooms, scored by finish
                                                          time (unix seconds)
 ``hands:player:ID``        own               sorted set  a person's own hand ids (any room), scored
                                                          by finish time; capped, with the hands' TTL
+``matches:player:ID``      own               sorted set  a person's finished matches: JSON ``room``,
+                                                         ``seat``, ``winner``, ``scores``,
+                                                         ``public``, ``opponent`` (player id),
+                                                         ``opponent_ai``, ``rated`` (only when
+                                                         true); scored by finish time;
+                                                         capped, with the hands' TTL
 ``records:pending``        own               sorted set  ``ROOM:HAND`` / ``ROOM:match``: bookkeeping
                                                          (replay record, statistics) a change is
                                                          about to owe, scored by when (ms); removed
@@ -75,6 +113,67 @@ key                        group             type        holds
                                                          seat's newest AI request, until a worker
                                                          takes the seat (older requests for it are
                                                          superseded)
+``{ai}:queue``             ``{ai}``          sorted set  seats ``ROOM:SEAT`` waiting for an AI
+                                                         player, scored by their turn: ``rank x
+                                                         10^13 +`` when first asked for (ms); a
+                                                         seat asked for again keeps its place
+``{ai}:offers``            ``{ai}``          sorted set  waiting seats offered to a worker, scored
+                                                         by when the offer lapses (ms): no other
+                                                         process offers them meanwhile
+``{ai}:in-use``            ``{ai}``          hash        ``PROCESS:LEVEL`` -> ``COUNT:UNTIL``: the
+                                                         AI seats that the workers connected to a
+                                                         process play, by level, until when (ms)
+                                                         unless renewed
+``accounts:signed-out``    own               pub/sub     player ids signed out everywhere: every
+                                                         process cuts their connections
+``{rating:ID}:rating``     ``{rating:ID}``   hash        a player's Glicko-2 rating: ``rating``,
+                                                         ``rd``, ``volatility``, ``at`` (unix s
+                                                         of the last rated match), ``n`` (rated
+                                                         matches applied: the compare-and-set)
+``{rating:ID}:history``    ``{rating:ID}``   sorted set  the player's rated rooms, scored by when
+                                                         rated (ms); the newest 1000
+``{rating:ID}:entries``    ``{rating:ID}``   hash        rated room -> its entry (JSON: opponent,
+                                                         score, before, after, rd, shown, delta,
+                                                         at): a room in it is never rated again
+                                                         (exactly once); the profile's history
+                                                         and each listed match's change
+``{leaderboard}:ratings``  ``{leaderboard}`` sorted set  non-provisional players, scored by rating
+``{leaderboard}:until``    ``{leaderboard}`` sorted set  the same players, scored by when they
+                                                         leave the board (ms): 30 days after
+                                                         their last rated match, or sooner when
+                                                         their deviation grows provisional
+``{leaderboard}:n``        ``{leaderboard}`` hash        player -> the ``n`` of the rating on the
+                                                         board (an older one never replaces it)
+``{ratedqueue}:waiting``   ``{ratedqueue}``  hash        waiting account holder -> JSON ``room``,
+                                                         ``rating``, ``rd``, ``at`` (ms), ``name``
+``{ratedqueue}:last``      ``{ratedqueue}``  hash        player -> their last rated quick-match
+                                                         opponent
+``{ratedqueue}:pending``   ``{ratedqueue}``  hash        paired guest -> JSON: the host's room
+                                                         they are being seated in, until seated
+``{playban:ID}:abandons``  ``{playban:ID}``  sorted set  rated rooms the player walked out of,
+                                                         scored by when (ms); TTL one week
+``{playban:ID}:ban``       ``{playban:ID}``  hash        ``bans`` (cooldowns so far), ``until``
+                                                         (ms): the rated queue's cooldown; TTL
+                                                         one week
+``blocks:ID``              own               hash        players this player blocked: player id ->
+                                                         when (ms); the list they read and undo
+``{quickmatch}:blocked``   ``{quickmatch}``  set         ``BLOCKER:BLOCKED`` for every block: what
+                                                         ``quick_match.lua`` never pairs
+``{ratedqueue}:blocked``   ``{ratedqueue}``  set         the same pairs, for ``rated_pair.lua``
+``block-requests:ID``      own               string      block and unblock requests of one player
+                                                         in the current window, with a TTL
+``reports:all``            own               sorted set  every report (JSON: ``id``, ``at``,
+                                                         ``reporter``, ``reported``, ``reason``,
+                                                         ``room``), scored by when (ms); newest
+                                                         10,000 (``server.moderation``)
+``reports:player:ID``      own               sorted set  the reports about one player, alike
+``reports:room:ID``        own               sorted set  the reports about one room's match: kept
+                                                         with the match's record, alike
+``report-requests:ID``     own               string      reports one player sent in the current
+                                                         window, with a TTL
+``moderation:log``         own               stream      every moderator action: ``action``,
+                                                         ``player``, ``handle``, ``by``,
+                                                         ``reason``, ``at`` (ms)
 ``feed:ID``                own               pub/sub     a feed's own channel (keeps its connection
                                                          busy; one Redis only)
 =========================  ================  ==========  ===========================================
@@ -86,9 +185,26 @@ room is created, then listed in ``rooms:active`` (a listed room always exists); 
 reads and mends the rooms' TTLs before it scores or removes their ``rooms:active`` entries
 (each step idempotent, a room finished meanwhile stays out: ``ZADD XX``); a hand record is
 written, then listed in ``hands:recent`` and each player's ``hands:player:ID`` (a listed hand
-always exists); an AI request's ``ai:wanted`` token is written before its stream entry
-(whoever reads the request finds its token, or a newer one); ``records:pending`` is noted
-before the commit it is about and cleared after the records it names.
+always exists); a review is claimed in its ``hand:ID`` (once) before its hand is queued in
+``reviews:queue`` (every later request queues a review not done again, so a claim whose
+queueing failed is queued by the next request); an AI request's ``ai:wanted`` token is
+written before its stream entry (whoever reads the request finds its token, or a newer one);
+``records:pending`` is noted before the commit it is about and cleared after the records it
+names. A rated match's end
+(``server.ratings``) changes each player's ``{rating:ID}`` group on its own, once (its room in
+``entries`` says it is done), then the ``{leaderboard}`` (an older ``n`` never replaces a
+newer), then the room (the ratings before and after): each step idempotent, the whole redone by
+the records sweep until ``records:pending`` is cleared. Rated quick match notes a pair in
+``{ratedqueue}:pending`` in the same script that takes it off the queue; the seating (the guest
+joins the host's room, then the guest's room points there) is idempotent and redone by the
+matcher until the note is cleared.
+
+A block (``server.blocking``) is written to both queues' ``blocked`` sets first, then to the
+blocker's ``blocks:ID``; undone in the opposite order: a step cut short leaves a pair that the
+queues still keep apart (never one listed as blocked that they may pair), and blocking or
+unblocking again finishes it (each step idempotent). Each pairing script reads its own group's
+set in the same step that takes the pair off its queue, so no pair is ever made between two
+players of whom one blocks the other.
 
 Every id is checked before it becomes part of a key: 1 to 64 characters among ``A-Z a-z 0-9
 _ -``. No braces, colons, spaces or glob characters can reach a key name, so an id can neither
@@ -108,23 +224,51 @@ __all__ = [
     "SLOTS",
     "InvalidId",
     "RoomKeys",
+    "abandons",
+    "ai_in_use",
     "ai_leases",
+    "ai_offers",
+    "ai_queue",
     "ai_requests",
     "ai_wanted",
+    "ban",
+    "block_pair",
+    "block_requests",
+    "blocks",
     "check_id",
     "feed_channel",
     "hand",
+    "handle",
     "hands_recent",
     "hash_slot",
     "invite",
+    "leaderboard_n",
+    "leaderboard_ratings",
+    "leaderboard_until",
+    "moderation_log",
     "new_players",
     "player",
     "player_created_rooms",
     "player_hands",
+    "player_matches",
     "player_rooms",
+    "quickmatch_blocked",
     "quickmatch_queue",
     "quickmatch_rooms",
+    "rated_blocked",
+    "rated_last",
+    "rated_pending",
+    "rated_waiting",
+    "rating",
+    "rating_entries",
+    "rating_history",
     "records_pending",
+    "report_requests",
+    "reports_all",
+    "reports_player",
+    "reports_room",
+    "review_requests",
+    "reviews_queue",
     "room",
     "room_channel",
     "room_events",
@@ -137,8 +281,12 @@ __all__ = [
     "rooms_active",
     "rooms_live",
     "rooms_watched",
+    "signin_account",
+    "signin_address",
+    "signouts_channel",
     "stat_field",
     "stat_name",
+    "webauthn_challenge",
 ]
 
 ID_MAX_LENGTH = 64
@@ -302,6 +450,26 @@ def new_players(address_digest: str) -> str:
     return "new-players:" + check_id(address_digest, "address digest")
 
 
+def handle(digest: str) -> str:
+    """``{handles}:DIGEST``: the account holding a handle's gist (DIGEST: its SHA-256, hex)."""
+    return "{handles}:" + check_id(digest, "handle digest")
+
+
+def signin_account(player_id: str) -> str:
+    """``signin-account:ID``: failed sign-ins of one account in the current window."""
+    return "signin-account:" + check_id(player_id, "player id")
+
+
+def signin_address(address_digest: str) -> str:
+    """``signin-address:ADDR``: sign-in attempts from one client address in the window."""
+    return "signin-address:" + check_id(address_digest, "address digest")
+
+
+def webauthn_challenge(digest: str) -> str:
+    """``webauthn:DIGEST``: a WebAuthn challenge not used yet (DIGEST: its SHA-256, hex)."""
+    return "webauthn:" + check_id(digest, "challenge digest")
+
+
 def stat_field(name: str) -> str:
     """The player-hash field of the stat ``name`` (``stat:NAME``; NAME is ``[a-z][a-z0-9_]*``)."""
     if not isinstance(name, str) or _STAT.fullmatch(name) is None:
@@ -355,9 +523,24 @@ def player_hands(player_id: str) -> str:
     return "hands:player:" + check_id(player_id, "player id")
 
 
+def player_matches(player_id: str) -> str:
+    """``matches:player:ID``: one person's finished matches (JSON), scored by finish time."""
+    return "matches:player:" + check_id(player_id, "player id")
+
+
 def records_pending() -> str:
     """``records:pending``: ``ROOM:HAND`` or ``ROOM:match`` whose bookkeeping may be owed."""
     return "records:pending"
+
+
+def reviews_queue() -> str:
+    """``reviews:queue``: hand ids whose review waits for a worker, scored by when (ms)."""
+    return "reviews:queue"
+
+
+def review_requests(player_id: str) -> str:
+    """``review-requests:ID``: the reviews one player asked for this hour."""
+    return "review-requests:" + check_id(player_id, "player id")
 
 
 # -- AI seats ------------------------------------------------------------------------------
@@ -378,9 +561,151 @@ def ai_wanted() -> str:
     return "ai:wanted"
 
 
+def ai_queue() -> str:
+    """``{ai}:queue``: seats ``ROOM:SEAT`` waiting for an AI player, in the order served."""
+    return "{ai}:queue"
+
+
+def ai_offers() -> str:
+    """``{ai}:offers``: waiting seats offered to a worker, scored by when the offer lapses."""
+    return "{ai}:offers"
+
+
+def ai_in_use() -> str:
+    """``{ai}:in-use``: ``PROCESS:LEVEL`` -> ``COUNT:UNTIL``, the AI seats played by level."""
+    return "{ai}:in-use"
+
+
+# -- ratings (server.ratings) ------------------------------------------------------------------
+
+
+def _rating_tag(player_id: str) -> str:
+    return "{rating:" + check_id(player_id, "player id") + "}"
+
+
+def rating(player_id: str) -> str:
+    """``{rating:ID}:rating``: the player's Glicko-2 rating."""
+    return _rating_tag(player_id) + ":rating"
+
+
+def rating_history(player_id: str) -> str:
+    """``{rating:ID}:history``: the player's rated rooms by when they were rated."""
+    return _rating_tag(player_id) + ":history"
+
+
+def rating_entries(player_id: str) -> str:
+    """``{rating:ID}:entries``: rated room -> the entry of its rating change."""
+    return _rating_tag(player_id) + ":entries"
+
+
+def leaderboard_ratings() -> str:
+    """``{leaderboard}:ratings``: the players on the leaderboard, by rating."""
+    return "{leaderboard}:ratings"
+
+
+def leaderboard_until() -> str:
+    """``{leaderboard}:until``: the players on the leaderboard, by when they leave it (ms)."""
+    return "{leaderboard}:until"
+
+
+def leaderboard_n() -> str:
+    """``{leaderboard}:n``: player -> the ``n`` of their rating on the board."""
+    return "{leaderboard}:n"
+
+
+def rated_waiting() -> str:
+    """``{ratedqueue}:waiting``: account holders waiting for a rated quick match."""
+    return "{ratedqueue}:waiting"
+
+
+def rated_last() -> str:
+    """``{ratedqueue}:last``: player -> their last rated quick-match opponent."""
+    return "{ratedqueue}:last"
+
+
+def rated_pending() -> str:
+    """``{ratedqueue}:pending``: paired guests not yet seated in their host's room."""
+    return "{ratedqueue}:pending"
+
+
+def _playban_tag(player_id: str) -> str:
+    return "{playban:" + check_id(player_id, "player id") + "}"
+
+
+def abandons(player_id: str) -> str:
+    """``{playban:ID}:abandons``: rated rooms the player walked out of, by when (ms)."""
+    return _playban_tag(player_id) + ":abandons"
+
+
+def ban(player_id: str) -> str:
+    """``{playban:ID}:ban``: the player's rated-queue cooldown (``bans``, ``until`` ms)."""
+    return _playban_tag(player_id) + ":ban"
+
+
 # -- feeds ---------------------------------------------------------------------------------
 
 
 def feed_channel(feed_id: str) -> str:
     """``feed:ID``: a room feed's own channel."""
     return "feed:" + check_id(feed_id, "feed id")
+
+
+def signouts_channel() -> str:
+    """``accounts:signed-out``: player ids whose every token was revoked (all processes)."""
+    return "accounts:signed-out"
+
+
+# -- blocking (server.blocking) ---------------------------------------------------------------
+
+
+def blocks(player_id: str) -> str:
+    """``blocks:ID``: the players this player blocked -> when (ms)."""
+    return "blocks:" + check_id(player_id, "player id")
+
+
+def block_pair(blocker: str, blocked: str) -> str:
+    """A member of the queues' ``blocked`` sets: ``BLOCKER:BLOCKED``."""
+    return check_id(blocker, "player id") + ":" + check_id(blocked, "player id")
+
+
+def quickmatch_blocked() -> str:
+    """``{quickmatch}:blocked``: ``BLOCKER:BLOCKED`` pairs casual quick match never pairs."""
+    return "{quickmatch}:blocked"
+
+
+def rated_blocked() -> str:
+    """``{ratedqueue}:blocked``: ``BLOCKER:BLOCKED`` pairs rated quick match never pairs."""
+    return "{ratedqueue}:blocked"
+
+
+def block_requests(player_id: str) -> str:
+    """``block-requests:ID``: one player's block and unblock requests in the current window."""
+    return "block-requests:" + check_id(player_id, "player id")
+
+
+# -- reports and moderation (server.moderation) ------------------------------------------------
+
+
+def reports_all() -> str:
+    """``reports:all``: every report (JSON), scored by when (ms)."""
+    return "reports:all"
+
+
+def reports_player(player_id: str) -> str:
+    """``reports:player:ID``: the reports about one player."""
+    return "reports:player:" + check_id(player_id, "player id")
+
+
+def reports_room(room_id: str) -> str:
+    """``reports:room:ID``: the reports about one room's match."""
+    return "reports:room:" + check_id(room_id, "room id")
+
+
+def report_requests(player_id: str) -> str:
+    """``report-requests:ID``: the reports one player sent in the current window."""
+    return "report-requests:" + check_id(player_id, "player id")
+
+
+def moderation_log() -> str:
+    """``moderation:log``: every moderator action (a stream)."""
+    return "moderation:log"

@@ -87,6 +87,11 @@ class Limits:
             )
         return result
 
+    async def claim_for(self, player_id: str, room_id: str) -> None:
+        """Count a room the server seats the player in (rated quick match's guest), limits
+        aside: the room they waited in, which counted, closes right after."""
+        await self._claim(player_id, room_id, False)
+
     async def _claim(self, player_id: str, room_id: str, ai: bool) -> RoomClaimResult:
         settings = self._settings
         return await self._store.claim_room(

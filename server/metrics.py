@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
-from prometheus_client.core import CounterMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
 REGISTRY = CollectorRegistry(auto_describe=True)
 
@@ -37,6 +37,43 @@ class FrameCounts:
 
 FRAMES = FrameCounts()
 REGISTRY.register(FRAMES)
+
+
+class AiSeatFigures:
+    """The AI seats of every process, read from Redis at each scrape (``read``): the seats the
+    workers play, by level; the seats waiting for a worker; how long the oldest has waited."""
+
+    def __init__(self) -> None:
+        self.in_use: dict[str, int] = {}
+        self.waiting = 0
+        self.oldest_wait = 0.0
+
+    def read(self, in_use: dict[str, int], waiting: int, oldest_wait: float) -> None:
+        self.in_use, self.waiting, self.oldest_wait = dict(in_use), waiting, oldest_wait
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        in_use = GaugeMetricFamily(
+            "gin_ai_seats_in_use",
+            "AI seats played by the workers now, by level (all processes, from Redis)",
+            labels=["level"],
+        )
+        for level, count in sorted(self.in_use.items()):
+            in_use.add_metric([level], count)
+        yield in_use
+        yield GaugeMetricFamily(
+            "gin_ai_seats_waiting",
+            "Seats waiting for an AI worker to take them (all processes, from Redis)",
+            value=self.waiting,
+        )
+        yield GaugeMetricFamily(
+            "gin_ai_oldest_wait_seconds",
+            "How long the oldest seat waiting for an AI worker has waited (0: none waits)",
+            value=self.oldest_wait,
+        )
+
+
+AI_SEATS = AiSeatFigures()
+REGISTRY.register(AI_SEATS)
 ACTION_LATENCY = Histogram(
     "gin_action_latency_seconds",
     "From receiving an act frame to its commit in Redis and the ack being sent",

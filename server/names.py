@@ -149,6 +149,17 @@ def shown_names(names: Sequence[str | None]) -> list[str | None]:
     return shown
 
 
+def gists(name: str) -> frozenset[str]:
+    """What a reader may take ``name`` for (see ``confusable``): two names that share a gist
+    look alike. Handles (``server.handles``) are unique by these."""
+    return _gists(name)
+
+
+def reserved(name: str) -> bool:
+    """Whether ``name`` reads as one of the server's own seats (the AI's names)."""
+    return bool(_gists(name) & _reserved())
+
+
 def _invisible(char: str) -> bool:
     code = ord(char)
     return any(low <= code <= high for low, high in INVISIBLE_RANGES)

@@ -33,8 +33,8 @@ def map_body(packed: bytes) -> bytes:
 
 def map_header(count: int) -> bytes:
     """The header of an encoded map of ``count`` entries."""
-    if count < 16:
-        return bytes((0x80 | count,))
+    if 0 <= count < 16:
+        return _FIXMAPS[count]
     if count < 1 << 16:
         return b"\xde" + count.to_bytes(2, "big")
     return b"\xdf" + count.to_bytes(4, "big")
@@ -42,8 +42,12 @@ def map_header(count: int) -> bytes:
 
 def array_header(count: int) -> bytes:
     """The header of an encoded array of ``count`` items."""
-    if count < 16:
-        return bytes((0x90 | count,))
+    if 0 <= count < 16:
+        return _FIXARRAYS[count]
     if count < 1 << 16:
         return b"\xdc" + count.to_bytes(2, "big")
     return b"\xdd" + count.to_bytes(4, "big")
+
+
+_FIXMAPS = tuple(bytes((0x80 | count,)) for count in range(16))
+_FIXARRAYS = tuple(bytes((0x90 | count,)) for count in range(16))

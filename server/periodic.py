@@ -15,6 +15,7 @@ from server.commits import Commits
 from server.due import DueRooms
 from server.hub import Hub
 from server.live import WATCHERS_EVERY, WATCHERS_TTL_MS
+from server.matchmaking import RatedMatcher
 from server.requests import RequestFailed
 from server.room import Room, expire_turn, open_away_choice, records_due, start_stand_in
 from server.settings import Settings
@@ -28,6 +29,8 @@ OWED_GRACE_SECONDS = 5.0
 OWED_SWEEP_EVERY = 2.0
 #: The retention sweep runs this often, or four times per ``GIN_ROOM_IDLE`` when shorter.
 SWEEP_EVERY = 60.0
+#: Where the rooms followed here stand in the AI seat queue is read this often.
+AI_QUEUE_EVERY = 1.0
 
 
 class Upkeep:
@@ -38,7 +41,9 @@ class Upkeep:
         commits: Commits,
         settings: Settings,
         ai_seats: AiSeatKeeper,
+        matcher: RatedMatcher | None = None,
     ) -> None:
+        self._matcher = matcher
         self._store = store
         self._hub = hub
         self._commits = commits
@@ -56,6 +61,7 @@ class Upkeep:
         next_lease = loop.time()
         next_owed = loop.time()
         next_watchers = loop.time()
+        next_ai_queue = loop.time()
         lease_every = self._ai_seats.lease_seconds / 3
         room_idle = self._settings.room_idle_seconds
         every = min(interval, lease_every)
@@ -63,6 +69,8 @@ class Upkeep:
             await asyncio.sleep(every)
             try:
                 await self.handle_due(retry_after=every)
+                if self._matcher is not None:
+                    await self._matcher.run_once()
                 if loop.time() >= next_watchers:
                     next_watchers = loop.time() + WATCHERS_EVERY
                     await self.share_watchers()
@@ -73,6 +81,10 @@ class Upkeep:
                     next_lease = loop.time() + lease_every
                     await self._ai_seats.renew()
                     await self._ai_seats.reclaim()
+                    await self._ai_seats.share_in_use(ttl_seconds=3 * lease_every)
+                if loop.time() >= next_ai_queue:
+                    next_ai_queue = loop.time() + AI_QUEUE_EVERY
+                    await self.share_ai_queue()
                 if loop.time() >= next_sweep:
                     next_sweep = loop.time() + min(SWEEP_EVERY, room_idle / 4)
                     await self.sweep_idle_rooms()
@@ -102,6 +114,11 @@ class Upkeep:
             if self._hub.room(room_id) is held:  # else its change scheduled it already
                 self.due.looked_at(room_id, held[1], now)
         return len(due)
+
+    async def share_ai_queue(self) -> None:
+        """Read where the rooms followed here that wait for an AI player stand in the queue,
+        into the views (``Hub.set_ai_queue``): their people see their place move."""
+        self._hub.set_ai_queue(await self._ai_seats.queue_places())
 
     async def share_watchers(self) -> None:
         """Renew this process's spectator counts and its public rooms in play in the live list

@@ -53,6 +53,14 @@ class PartCache(Generic[T]):
     def __len__(self) -> int:
         return len(self._parts)
 
+    def __contains__(self, room_id: object) -> bool:
+        return room_id in self._parts
+
+    def forget(self, room_id: str) -> None:
+        """Drop the room's part and its sources (the process no longer follows the room: they
+        would keep its last state alive until the cache starts over)."""
+        self._parts.pop(room_id, None)
+
 
 class Histories:
     """The history of each room's hand, encoded, as its last call left it: a move adds one
@@ -89,3 +97,10 @@ class Histories:
 
     def __len__(self) -> int:
         return len(self._known)
+
+    def __contains__(self, room_id: object) -> bool:
+        return room_id in self._known
+
+    def forget(self, room_id: str) -> None:
+        """Drop the room's history (the process no longer follows the room)."""
+        self._known.pop(room_id, None)

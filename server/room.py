@@ -9,6 +9,7 @@ from __future__ import annotations
 import hmac
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from operator import attrgetter
 from typing import Any, Literal
 
 from protocol.cards import card_index, to_mask
@@ -25,14 +26,21 @@ from server.engine import (
     new_match,
 )
 from server.engine.events import Event
-from server.engine.state import STATE_FORMAT
-from server.engine.views import ROOM_EVENT_TYPES, game_view, rules_dict
+from server.engine.plain import names, plain_writer, read_plain, replacer, shown_fields, stored
+from server.engine.state import MOVE_BY, rules_dict
+from server.engine.views import ROOM_EVENT_TYPES, game_view
 from server.names import name_id, shown_names
+from server.tutorial import TUTORIAL_LEVEL, TUTORIAL_SEED
 
 RoomMode = Literal["ai", "private", "quick"]
 ROOM_MODES = ("ai", "private", "quick")
 AI_LEVELS = ("easy", "normal", "hard")
+#: How quickly the AI of a room against the AI plays (``create_room``'s ``ai_pace``).
+AI_PACES = ("normal", "fast")
 ROOM_FORMAT = 1
+#: How long a turn waits for a person still looking at the last hand's result (who neither
+#: dealt the next hand nor closed the result, ``close_result``) before its clock runs.
+RESULT_READING_SECONDS = 30
 #: The stored form (``to_dict(hand_log=False)``): format 1 without the hand log, which the
 #: room's change stream holds already (a move then rewrites a small blob, not the whole hand).
 ROOM_BLOB_FORMAT = 2
@@ -64,6 +72,20 @@ class NotAwayLongEnough(RoomError):
     code = "not_away_long_enough"
 
 
+class AccountRequired(RoomError):
+    code = "account_required"
+
+
+def _seed(stored: object) -> bytes:
+    """A stored room's first-deal seed (hex); a room stored before seeds were bytes has a
+    secret 63-bit integer, which keys its deal just as well."""
+    if isinstance(stored, int) and not isinstance(stored, bool) and stored >= 0:
+        return stored.to_bytes(SEED_BYTES, "big")
+    if isinstance(stored, str) and len(stored) == 2 * SEED_BYTES:
+        return bytes.fromhex(stored)
+    raise ValueError(f"a room's seed is {SEED_BYTES} bytes in hex")
+
+
 @dataclass(frozen=True, slots=True)
 class Seat:
     """One seat: the player bound to it (by id), the name shown, its AI level if it is an AI
@@ -71,13 +93,13 @@ class Seat:
     grace (``away_choice``: the other person may claim the win or call a stand-in), and the AI
     standing in for them (its level, and the worker bound to play it) until they come back."""
 
-    player: str | None = None
-    name: str | None = None
-    ai: str | None = None
-    away_since: float | None = None
-    stand_in: str | None = None
-    agent: str | None = None
-    away_choice: bool = False
+    player: str | None = stored(None)
+    name: str | None = stored(None)
+    ai: str | None = stored(None)
+    away_since: float | None = stored(None, old=None)
+    stand_in: str | None = stored(None, old=None)
+    agent: str | None = stored(None, old=None)
+    away_choice: bool = stored(False, into=bool, old=False)
 
     @property
     def open(self) -> bool:
@@ -96,59 +118,98 @@ class Seat:
         return self.agent if self.stand_in is not None else None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "player": self.player,
-            "name": self.name,
-            "ai": self.ai,
-            "away_since": self.away_since,
-            "stand_in": self.stand_in,
-            "agent": self.agent,
-            "away_choice": self.away_choice,
-        }
+        return _write_seat(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Seat:
-        return cls(
-            player=data["player"],
-            name=data["name"],
-            ai=data["ai"],
-            away_since=data.get("away_since"),
-            stand_in=data.get("stand_in"),
-            agent=data.get("agent"),
-            away_choice=bool(data.get("away_choice", False)),
-        )
+        return read_plain(cls, data)
+
+
+_write_seat = plain_writer(Seat)
 
 
 @dataclass(frozen=True, slots=True)
 class Room:
-    id: str
-    mode: str
-    seats: tuple[Seat, Seat]
-    status: Literal["waiting", "playing", "finished"]
-    rules: MatchRules
-    turn_seconds: int
+    # Each field says how it is stored (``server.engine.plain``: ``out``, ``into``, ``old``: what
+    # a room stored before it existed reads as) and whether the room's view shows it
+    # (``shown``: ``room_view``, ``server.frames``). ``to_dict``, ``from_dict``, the stored
+    # blob's parts (``server.blobs``), the views' and the fast copies are made from these.
+    id: str = stored()
+    mode: str = stored()
+    seats: tuple[Seat, Seat] = stored(
+        out=lambda seats: [seat.to_dict() for seat in seats],
+        into=lambda seats: (Seat.from_dict(seats[0]), Seat.from_dict(seats[1])),
+    )
+    status: Literal["waiting", "playing", "finished"] = stored()
+    rules: MatchRules = stored(
+        out=lambda rules: rules_dict(rules).copy(), into=MatchRules.from_dict
+    )
+    turn_seconds: int = stored(shown=True)
     #: The seed of the match's first deal (made with the room; it deals when its seats fill).
     #: Every later hand is dealt from a seed drawn for it when it is dealt (``act``).
-    seed: bytes
-    created_at: float
-    invite: str | None = None
-    game: GameState | None = None
-    turn_deadline: float | None = None
-    hand_log: tuple[Event, ...] = ()
-    hand_ids: tuple[str, ...] = ()
-    forfeit: int | None = None
-    rematch: tuple[bool, bool] = (False, False)
-    next_room: str | None = None
+    seed: bytes = stored(out=bytes.hex, into=_seed)
+    created_at: float = stored()
+    invite: str | None = stored(None)
+    game: GameState | None = stored(
+        None,
+        out=lambda game: None if game is None else game.to_dict(),
+        into=lambda game: None if game is None else GameState.from_dict(game),
+    )
+    turn_deadline: float | None = stored(None, shown=True)
+    #: Format 1 only (``ROOM_BLOB_FORMAT`` leaves it out).
+    hand_log: tuple[Event, ...] = stored((), out=list, into=tuple, old=())
+    hand_ids: tuple[str, ...] = stored((), out=list, into=tuple)
+    forfeit: int | None = stored(None, shown=True)
+    rematch: tuple[bool, bool] = stored(
+        (False, False), out=list, into=lambda wants: (bool(wants[0]), bool(wants[1])), shown=True
+    )
+    next_room: str | None = stored(None, shown=True)
     #: Level of the AI that stands in for a person away longer than the grace (None: off).
-    stand_in_level: str | None = None
+    stand_in_level: str | None = stored(None, old=None, shown=True)
     #: Listed (its finished hands) and watchable by room id alone: quick match, or chosen.
-    public: bool = False
+    #: Rooms stored before privacy: quick-match rooms were the public ones.
+    public: bool = stored(False, into=bool, missing=lambda data: data["mode"] == "quick")
     #: What a watcher of a room that is not public needs besides the room id (its link).
-    watch_token: str | None = None
+    watch_token: str | None = stored(None, old=None)
     #: The time bank each seat starts the match with (seconds); ``banks``: what is left of it.
     #: A turn's deadline is its ``turn_seconds`` plus the bank left to the seat to play.
-    turn_bank: int = 0
-    banks: tuple[float, float] = (0.0, 0.0)
+    turn_bank: int = stored(0, old=0, shown=True)
+    banks: tuple[float, float] = stored(
+        (0.0, 0.0),
+        out=list,
+        into=lambda banks: (float(banks[0]), float(banks[1])),
+        old=(0.0, 0.0),
+        shown=True,
+    )
+    #: A rated match (``docs/ratings.md``): rated quick match, or a private room its creator
+    #: made rated (whoever takes its seat agrees). Both seats are account holders.
+    rated: bool = stored(False, into=bool, old=False, shown=True)
+    #: A rated room's ratings per seat (``SeatRating.to_dict``): as the seat sat down, and
+    #: once the match is rated, before and after its update (``rated_match``).
+    ratings: tuple[dict[str, Any] | None, dict[str, Any] | None] | None = stored(
+        None,
+        out=lambda pair: None if pair is None else list(pair),
+        into=lambda pair: None if pair is None else (pair[0], pair[1]),
+        old=None,
+        shown=True,
+    )
+
+    #: Whose result of the last hand is still open: each person's from the hand's end until
+    #: they deal the next hand or close the result (``close_result``). A turn of theirs gets
+    #: ``RESULT_READING_SECONDS`` more before its clock runs, and starts afresh when they close it.
+    results_open: tuple[bool, bool] = stored(
+        (False, False),
+        out=list,
+        into=lambda flags: (bool(flags[0]), bool(flags[1])),
+        old=(False, False),
+        shown=True,
+    )
+
+    #: How quickly the AI seat plays (``AI_PACES``): its worker's pace, or faster (the person
+    #: asked for it). Its worker reads it in the view, like any field a person's page reads.
+    ai_pace: str = stored("normal", old="normal", shown=True)
+    #: The guided first hand (``server.tutorial``): its first deal is the fixed, public one.
+    tutorial: bool = stored(False, into=bool, old=False, shown=True)
 
     # --- queries ------------------------------------------------------------------------------
 
@@ -181,32 +242,7 @@ class Room:
         """Plain data. ``hand_log=False`` leaves the hand log out (format 2, the stored form:
         ``from_dict`` gives such a room an empty ``hand_log``); ``game=False`` leaves the game
         out (the stored blob encodes it apart, ``RoomBlobs.encode_room``)."""
-        data = {
-            "format": ROOM_FORMAT if hand_log else ROOM_BLOB_FORMAT,
-            "id": self.id,
-            "mode": self.mode,
-            "seats": [seat.to_dict() for seat in self.seats],
-            "status": self.status,
-            "rules": rules_dict(self.rules).copy(),
-            "turn_seconds": self.turn_seconds,
-            "seed": self.seed.hex(),
-            "created_at": self.created_at,
-            "invite": self.invite,
-            "game": _game_dict(self.game) if self.game is not None and game else None,
-            "turn_deadline": self.turn_deadline,
-            "hand_log": list(self.hand_log),
-            "hand_ids": list(self.hand_ids),
-            "forfeit": self.forfeit,
-            "rematch": list(self.rematch),
-            "next_room": self.next_room,
-            "stand_in_level": self.stand_in_level,
-            "public": self.public,
-            "watch_token": self.watch_token,
-            "turn_bank": self.turn_bank,
-            "banks": list(self.banks),
-        }
-        if not hand_log:
-            del data["hand_log"]
+        data = _write_room(self) if hand_log else _write_stored_room(self)
         if not game:
             del data["game"]
         return data
@@ -225,66 +261,13 @@ class Room:
             raise ValueError(f"unknown room status {data.get('status')!r}")
         if not isinstance(data.get("seats"), list) or len(data["seats"]) != 2:
             raise ValueError("a room has exactly two seats")
-        seats = [Seat.from_dict(seat) for seat in data["seats"]]
-        game = data["game"]
-        rematch = data["rematch"]
-        banks = data.get("banks", (0.0, 0.0))
-        return cls(
-            id=data["id"],
-            mode=data["mode"],
-            seats=(seats[0], seats[1]),
-            status=data["status"],
-            rules=MatchRules.from_dict(data["rules"]),
-            turn_seconds=data["turn_seconds"],
-            seed=_seed(data["seed"]),
-            created_at=data["created_at"],
-            invite=data["invite"],
-            game=GameState.from_dict(game) if game is not None else None,
-            turn_deadline=data["turn_deadline"],
-            hand_log=tuple(data.get("hand_log", ())),
-            hand_ids=tuple(data["hand_ids"]),
-            forfeit=data["forfeit"],
-            rematch=(bool(rematch[0]), bool(rematch[1])),
-            next_room=data["next_room"],
-            stand_in_level=data.get("stand_in_level"),
-            # Rooms stored before privacy: quick-match rooms were the public ones.
-            public=bool(data.get("public", data["mode"] == "quick")),
-            watch_token=data.get("watch_token"),
-            turn_bank=data.get("turn_bank", 0),
-            banks=(float(banks[0]), float(banks[1])),
-        )
+        return read_plain(cls, data)
 
 
-def _seed(stored: object) -> bytes:
-    """A stored room's first-deal seed (hex); a room stored before seeds were bytes has a
-    secret 63-bit integer, which keys its deal just as well."""
-    if isinstance(stored, int) and not isinstance(stored, bool) and stored >= 0:
-        return stored.to_bytes(SEED_BYTES, "big")
-    if isinstance(stored, str) and len(stored) == 2 * SEED_BYTES:
-        return bytes.fromhex(stored)
-    raise ValueError(f"a room's seed is {SEED_BYTES} bytes in hex")
-
-
-def _game_dict(game: GameState) -> dict[str, Any]:
-    """Exactly ``game.to_dict()`` (a test holds them equal), with the rules' map made once per
-    rules: ``MatchRules.to_dict`` (``dataclasses.asdict``) was a good part of every move's
-    encoding."""
-    return {
-        "format": STATE_FORMAT,
-        "rules": rules_dict(game.rules).copy(),
-        "hand_number": game.hand_number,
-        "dealer": game.dealer,
-        "phase": game.phase.value,
-        "turn": game.turn,
-        "hands": [list(game.hands[0]), list(game.hands[1])],
-        "stock": list(game.stock),
-        "discard_pile": list(game.discard_pile),
-        "taken_card": game.taken_card,
-        "discard_draws": game.discard_draws,
-        "scores": list(game.scores),
-        "results": [record.to_dict() for record in game.results],
-        "history": [move.to_dict() for move in game.history],
-    }
+_write_room = plain_writer(Room, {"format": ROOM_FORMAT})
+#: The fields of the stored form (format 2).
+STORED_FIELDS = names(Room, without=("hand_log",))
+_write_stored_room = plain_writer(Room, {"format": ROOM_BLOB_FORMAT}, only=STORED_FIELDS)
 
 
 # --- operations ---------------------------------------------------------------------------------
@@ -306,11 +289,15 @@ def create_room(
     public: bool = False,
     watch_token: str | None = None,
     turn_bank: int = 0,
+    rated: bool = False,
+    creator_rating: dict[str, Any] | None = None,
+    ai_pace: str = "normal",
+    tutorial: bool = False,
 ) -> tuple[Room, list[Event]]:
-    """A new room with the creator in seat 0. An AI room seats the AI in seat 1 and deals at
-    once; a quick-match room is created with both players and deals at once. A quick-match
-    room is always public; another is public only if asked (else watching it needs
-    ``watch_token``)."""
+    """A new room with the creator in seat 0 (a rated room: with their rating as they sat
+    down). An AI room seats the AI in seat 1 and deals at once; a quick-match room is created
+    with both players and deals at once. A quick-match room is always public; another is
+    public only if asked (else watching it needs ``watch_token``)."""
     if mode not in ROOM_MODES:
         raise RoomError(f"room mode must be one of {', '.join(ROOM_MODES)}, got {mode!r}")
     if mode == "ai":
@@ -319,6 +306,13 @@ def create_room(
         opponent = Seat(ai=level, name=f"AI ({level})")
     elif level is not None:
         raise RoomError("only an AI room has a level")
+    if tutorial:
+        # a known deal: against the easy AI only, never between people, never rated
+        if mode != "ai" or level != TUTORIAL_LEVEL or rated:
+            raise RoomError("the guided first hand is played against the easy AI only")
+        seed = TUTORIAL_SEED
+    if ai_pace not in AI_PACES or (ai_pace != "normal" and mode != "ai"):
+        raise RoomError(f"an AI pace ({', '.join(AI_PACES)}) is for a room against the AI")
     room = Room(
         id=room_id,
         mode=mode,
@@ -334,7 +328,13 @@ def create_room(
         watch_token=watch_token,
         turn_bank=turn_bank,
         banks=(float(turn_bank), float(turn_bank)),
+        rated=rated,
+        ratings=(creator_rating, None) if rated else None,
+        ai_pace=ai_pace,
+        tutorial=tutorial,
     )
+    if rated and mode == "ai":
+        raise RoomError("a room against the AI is not rated")
     if stand_in_level is not None and stand_in_level not in AI_LEVELS:
         raise RoomError(f"stand-in level must be one of {', '.join(AI_LEVELS)}")
     events: list[Event] = [{"type": "room", "status": "waiting", "seats": public_seats(room)}]
@@ -344,8 +344,11 @@ def create_room(
     return room, events
 
 
-def join(room: Room, player: Seat, now: float) -> tuple[Room, list[Event], int]:
-    """Seat a player in the open seat (or return the seat they already hold)."""
+def join(
+    room: Room, player: Seat, now: float, rating: dict[str, Any] | None = None
+) -> tuple[Room, list[Event], int]:
+    """Seat a player in the open seat (or return the seat they already hold); in a rated
+    room, with their ``rating`` as they sit down (a player without one may not)."""
     if player.player is None:
         raise RoomError("a joining player needs an id")
     existing = room.seat_of(player.player)
@@ -353,6 +356,11 @@ def join(room: Room, player: Seat, now: float) -> tuple[Room, list[Event], int]:
         return room, [], existing
     if room.status != "waiting" or not room.seats[1].open:
         raise RoomFull("the room has no open seat")
+    if room.rated:
+        if rating is None:
+            raise AccountRequired("a rated room is for account holders")
+        first = room.ratings[0] if room.ratings is not None else None
+        room = replace(room, ratings=(first, rating))
     room = replace(room, seats=(room.seats[0], player))
     events: list[Event] = [{"type": "room", "status": "joined", "seats": public_seats(room)}]
     room, started = _start(room, now)
@@ -369,52 +377,97 @@ def bind_ai_seat(room: Room, seat: int, player_id: str) -> tuple[Room, list[Even
 
 
 def act(
-    room: Room, seat: int, action: Action, now: float, seed: bytes | None = None
+    room: Room,
+    seat: int,
+    action: Action,
+    now: float,
+    seed: bytes | None = None,
+    by: str | None = None,
 ) -> tuple[Room, list[Event]]:
     """Apply a game action; ``seed`` deals the next hand if the action deals one (fresh
-    entropy the caller drew for it; not kept). Raises the engine's ``IllegalAction`` (the room
-    is unchanged)."""
+    entropy the caller drew for it; not kept); ``by``: who made the move for the seat's
+    player (``MOVE_BY``: the turn clock, an AI standing in), marked in the history entry and
+    the events of the move. Raises the engine's ``IllegalAction`` (the room is unchanged)."""
     if room.status != "playing" or room.game is None:
         raise RoomClosed(f"room {room.id} is {room.status}: no game in play")
     game, events = apply(room.game, seat, action, seed)
+    if by is not None:
+        game, events = _made_by(game, events, seat, by)
     log = room.hand_log + tuple(events)
+    results_open = room.results_open
     if action.kind == "next_hand":
         log = tuple(events)
+    if game.phase is Phase.HAND_OVER and action.kind != "next_hand":
+        results_open = (room.seats[0].ai is None, room.seats[1].ai is None)
+    else:  # whoever deals or plays on has looked at the result (a clock's move: enough)
+        results_open = _closed(results_open, seat)
     status: Literal["waiting", "playing", "finished"] = (
         "finished" if game.phase is Phase.MATCH_OVER else "playing"
     )
     banks = _banks_after(room, seat, now)
-    deadline = _deadline_of(room.turn_seconds, banks, game, now)
-    # ``replace(room, game=game, hand_log=log, status=status, turn_deadline=deadline)`` at a
-    # third of the cost (``replace`` inspects the dataclass's fields on every call): the frozen
-    # instance is filled in as its ``__init__`` would (a test holds them equal).
-    new: Room = _new(Room)
-    _set(new, "id", room.id)
-    _set(new, "mode", room.mode)
-    _set(new, "seats", room.seats)
-    _set(new, "status", status)
-    _set(new, "rules", room.rules)
-    _set(new, "turn_seconds", room.turn_seconds)
-    _set(new, "seed", room.seed)
-    _set(new, "created_at", room.created_at)
-    _set(new, "invite", room.invite)
-    _set(new, "game", game)
-    _set(new, "turn_deadline", deadline)
-    _set(new, "hand_log", log)
-    _set(new, "hand_ids", room.hand_ids)
-    _set(new, "forfeit", room.forfeit)
-    _set(new, "rematch", room.rematch)
-    _set(new, "next_room", room.next_room)
-    _set(new, "stand_in_level", room.stand_in_level)
-    _set(new, "public", room.public)
-    _set(new, "watch_token", room.watch_token)
-    _set(new, "turn_bank", room.turn_bank)
-    _set(new, "banks", banks)
+    deadline = _deadline_of(room.turn_seconds, banks, game, now, results_open)
+    new = _after_move(
+        room,
+        status=status,
+        game=game,
+        turn_deadline=deadline,
+        hand_log=log,
+        banks=banks,
+        results_open=results_open,
+    )
     return new, events
 
 
-_new = object.__new__
-_set = object.__setattr__
+def _closed(results_open: tuple[bool, bool], seat: int) -> tuple[bool, bool]:
+    """``results_open`` with the result of ``seat`` closed (the same pair if it was)."""
+    if not results_open[seat]:
+        return results_open
+    return (False, results_open[1]) if seat == 0 else (results_open[0], False)
+
+
+def close_result(room: Room, seat: int, hand: int, now: float) -> tuple[Room, list[Event]]:
+    """The person of ``seat`` closed the result of hand ``hand`` (the last one played): a turn
+    of theirs that waited for them starts now, with its full time (never later than it would
+    have). Closing a result that is not open, or an older hand's, changes nothing."""
+    _check_seat(seat)
+    game = room.game
+    if room.status != "playing" or game is None:
+        raise RoomClosed(f"room {room.id} is {room.status}: no game in play")
+    last = game.hand_number if game.phase is Phase.HAND_OVER else game.hand_number - 1
+    if hand != last or not room.results_open[seat]:
+        return room, []
+    deadline = room.turn_deadline
+    if deadline is not None and game.turn == seat:
+        deadline = min(deadline, _deadline_of(room.turn_seconds, room.banks, game, now) or deadline)
+    room = replace(room, results_open=_closed(room.results_open, seat), turn_deadline=deadline)
+    return room, [{"type": "result_closed", "seat": seat, "hand": hand}]
+
+
+#: The events of a seat's move (what ``Move.by`` marks in them too).
+_MOVE_EVENTS = frozenset({"pass", "take_upcard", "draw", "discard", "knock", "gin"})
+
+
+def _made_by(
+    game: GameState, events: list[Event], seat: int, by: str
+) -> tuple[GameState, list[Event]]:
+    """The move just made for ``seat`` marked as made ``by`` the clock or a stand-in: its
+    history entry (the last) and its events."""
+    if by not in MOVE_BY:
+        raise ValueError(f"a move is made by one of {sorted(MOVE_BY)}, got {by!r}")
+    history = game.history
+    if history and history[-1].seat == seat:
+        game = replace(game, history=(*history[:-1], replace(history[-1], by=by)))
+    marked = [
+        {**event, "by": by}
+        if event.get("type") in _MOVE_EVENTS and event.get("seat") == seat
+        else event
+        for event in events
+    ]
+    return game, marked
+
+
+#: ``replace(room, ...)`` of a move, generated from the fields (a third of ``replace``'s cost).
+_after_move = replacer(Room, "status", "game", "turn_deadline", "hand_log", "banks", "results_open")
 
 
 def hand_record(
@@ -564,6 +617,7 @@ def rematch_room(old: Room, room_id: str, seed: bytes, now: float) -> tuple[Room
         watch_token=old.watch_token,
         turn_bank=old.turn_bank,
         banks=(float(old.turn_bank), float(old.turn_bank)),
+        ai_pace=old.ai_pace,
     )
     room, events = _start(room, now)
     return room, [{"type": "room", "status": "rematch", "seats": public_seats(room)}, *events]
@@ -579,7 +633,7 @@ def expire_turn(room: Room, now: float) -> tuple[Room, list[Event]] | None:
     seat = game.turn
     if seat is None or _paused_for(room, seat):
         return None
-    return act(room, seat, default_action(game, seat), now)
+    return act(room, seat, default_action(game, seat), now, by="clock")
 
 
 def _paused_for(room: Room, seat: int) -> bool:
@@ -720,6 +774,18 @@ def ai_level_wanted(room: Room, seat: int) -> str | None:
     return current.stand_in if _people_room(room) else None
 
 
+def ai_seat_paused(room: Room, seat: int) -> bool:
+    """An AI seat of a room against the AI whose person is away: the room waits for them, and
+    its AI seat needs no worker meanwhile (it is asked for again when they come back)."""
+    current, person = room.seats[seat], room.seats[1 - seat]
+    return (
+        current.ai is not None
+        and person.ai is None
+        and person.player is not None
+        and person.away_since is not None
+    )
+
+
 def _opponent_here(room: Room, seat: int) -> bool:
     """The other seat of a room between people is played by its person, who is here."""
     other = room.seats[1 - seat]
@@ -768,16 +834,23 @@ def _start(room: Room, now: float) -> tuple[Room, list[Event]]:
 
 
 def _deadline(room: Room, now: float) -> float | None:
-    return _deadline_of(room.turn_seconds, room.banks, room.game, now)
+    return _deadline_of(room.turn_seconds, room.banks, room.game, now, room.results_open)
 
 
 def _deadline_of(
-    turn_seconds: int, banks: tuple[float, float], game: GameState | None, now: float
+    turn_seconds: int,
+    banks: tuple[float, float],
+    game: GameState | None,
+    now: float,
+    results_open: tuple[bool, bool] = (False, False),
 ) -> float | None:
-    """When the turn that begins at ``now`` runs out: its seconds plus the seat's bank left."""
+    """When the turn that begins at ``now`` runs out: its seconds plus the seat's bank left,
+    and ``RESULT_READING_SECONDS`` more while the seat's person still looks at the last
+    hand's result."""
     if not turn_seconds or game is None or game.turn is None:
         return None
-    return now + turn_seconds + banks[game.turn]
+    reading = RESULT_READING_SECONDS if results_open[game.turn] else 0
+    return now + reading + turn_seconds + banks[game.turn]
 
 
 def _banks_after(room: Room, seat: int, now: float) -> tuple[float, float]:
@@ -805,6 +878,8 @@ def public_seats(room: Room) -> list[dict[str, Any]]:
             "ai": seat.ai,
             "open": seat.open,
             "away": seat.away_since is not None,
+            # since when (server time): the other player's countdown to the away choice
+            "away_since": seat.away_since,
             "stand_in": seat.stand_in,
             "away_choice": seat.away_choice,
         }
@@ -826,32 +901,58 @@ def _name_id(seat: Seat) -> str | None:
     return None if seat.ai is not None else name_id(seat.name, seat.player)
 
 
+#: The room view's entries after the recipient's ``seat`` and before ``watchers`` and the
+#: ``game``: these first, in this order (the views' bytes as they were before the shape was
+#: declared once: ``bench.engine_moves``'s digest), then every other field declared ``shown``.
+_VIEW_ORDER = (
+    "turn_seconds",
+    "turn_deadline",
+    "turn_bank",
+    "banks",
+    "forfeit",
+    "winner",
+    "rematch",
+    "next_room",
+    "stand_in_level",
+)
+VIEW_TAIL = (*_VIEW_ORDER, *(name for name in shown_fields(Room) if name not in _VIEW_ORDER))
+if set(_VIEW_ORDER) - {"winner"} - set(shown_fields(Room)):
+    raise AssertionError("every field of the view's order is declared shown")
+_write_view_tail = plain_writer(Room, only=VIEW_TAIL)
+#: What a view's tail is made of (``VIEW_TAIL``'s values), for the encoders' caches.
+view_tail_sources = attrgetter(*VIEW_TAIL)
+
+
+def view_head(room: Room) -> dict[str, Any]:
+    """The room view's entries before the recipient's ``seat``."""
+    return {"room": room.id, "mode": room.mode, "status": room.status, "seats": public_seats(room)}
+
+
+def view_tail(room: Room, watchers: int, ai_queue: int | None = None) -> dict[str, Any]:
+    """The room view's entries after the recipient's ``seat`` and before the ``game``."""
+    tail = _write_view_tail(room)
+    tail["watchers"] = watchers
+    tail["ai_queue"] = ai_queue
+    return tail
+
+
 def room_view(
     room: Room,
     seat: int | None,
     connected: tuple[bool, bool] | None = None,
     watchers: int = 0,
+    ai_queue: int | None = None,
 ) -> dict[str, Any]:
     """The room as one seat (or a spectator, ``None``) sees it, with that recipient's game view;
-    ``watchers``: how many follow it as spectators, on every server process."""
+    ``watchers``: how many follow it as spectators, on every server process; ``ai_queue``:
+    the place in the AI seat queue of the room's seat that waits for an AI player, if any.
+    The frames (``server.frames``) are these views encoded, from the same parts."""
     view: dict[str, Any] = {
-        "room": room.id,
-        "mode": room.mode,
-        "status": room.status,
-        "seats": public_seats(room),
+        **view_head(room),
         "seat": seat,
-        "turn_seconds": room.turn_seconds,
-        "turn_deadline": room.turn_deadline,
-        "turn_bank": room.turn_bank,
-        "banks": list(room.banks),
-        "forfeit": room.forfeit,
-        "winner": room.winner,
-        "rematch": list(room.rematch),
-        "next_room": room.next_room,
-        "stand_in_level": room.stand_in_level,
-        "watchers": watchers,
-        "game": game_view(room.game, seat) if room.game is not None else None,
+        **view_tail(room, watchers, ai_queue),
     }
+    view["game"] = game_view(room.game, seat) if room.game is not None else None
     if connected is not None:
         view["connected"] = list(connected)
     if seat is not None and room.invite is not None:

@@ -10,78 +10,42 @@ of the event loop when nothing there waits, so that they leave in one write.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import Mapping
 
 from protocol import messages as m
 from protocol.messages import ErrorCode
-from server.ai_dispatch import AiDispatcher
-from server.ai_seats import AiSeatKeeper
-from server.blobs import RoomBlobs
-from server.commits import Commits
 from server.connection import Connection
 from server.frames import ack_frame
-from server.handlers.play import Play
-from server.handlers.players import Players
+from server.handlers.dispatch import Handler
 from server.handlers.rooms import Rooms
-from server.handlers.talk import Talk
 from server.handlers.workers import Workers
 from server.hub import Hub
-from server.limits import Limits
-from server.live import LiveRooms
-from server.periodic import Upkeep
-from server.requests import Reply, RequestFailed
-from server.settings import Settings
-from server.store import ReplicationTimeout, Store, store_unavailable
+from server.requests import RequestFailed
+from server.store import ReplicationTimeout, store_unavailable
 
 log = logging.getLogger(__name__)
-
-Handler = Callable[[Connection, Any], Awaitable[Reply]]
 
 #: ``detail.retry_ms`` of the store's retryable errors: when to send the same request again.
 STORE_RETRY_MS = 1000
 
 
 class Service:
+    """Each request to its handler (``handlers``: the dispatch table of
+    ``server.handlers.dispatch``), and what a closed connection leaves behind. Made by the
+    composition root, ``server.wiring``."""
+
     def __init__(
         self,
-        store: Store,
+        handlers: Mapping[type[m.Message], Handler],
+        *,
         hub: Hub,
-        blobs: RoomBlobs,
-        settings: Settings,
-        dispatcher: AiDispatcher,
-        ai_seats: AiSeatKeeper,
+        rooms: Rooms,
+        workers: Workers,
     ) -> None:
         self.hub = hub
-        limits = Limits(store, settings)
-        commits = Commits(store, hub, blobs, settings, limits)
-        self.live = LiveRooms(store)
-        self.players = Players(store, settings, limits, self.live)
-        self.rooms = Rooms(store, hub, commits, settings, dispatcher, ai_seats, limits)
-        self.play = Play(store, hub, commits)
-        self.talk = Talk(store, hub, settings)
-        self.workers = Workers(store, dispatcher, ai_seats)
-        self.upkeep = Upkeep(store, hub, commits, settings, ai_seats)
-        self._handlers: dict[type[Any], Handler] = {
-            m.Hello: self.players.hello,
-            m.SetName: self.players.set_name,
-            m.Stats: self.players.stats,
-            m.Lobby: self.players.lobby,
-            m.CreateRoom: self.rooms.create_room,
-            m.JoinRoom: self.rooms.join_room,
-            m.QuickMatch: self.rooms.quick_match,
-            m.CancelQuickMatch: self.rooms.cancel_quick_match,
-            m.Watch: self.rooms.watch,
-            m.Resume: self.rooms.resume,
-            m.Leave: self.rooms.leave,
-            m.Unfollow: self.rooms.unfollow,
-            m.Rematch: self.rooms.rematch,
-            m.Act: self.play.act,
-            m.ClaimWin: self.rooms.claim_win,
-            m.CallStandIn: self.rooms.call_stand_in,
-            m.AiSubscribe: self.workers.ai_subscribe,
-            m.Say: self.talk.say,
-        }
+        self._handlers = handlers
+        self._rooms = rooms
+        self._workers = workers
 
     async def handle(self, conn: Connection, message: m.Message) -> None:
         """Answer one request: an ack with the handler's result and what follows it, or an
@@ -133,9 +97,6 @@ class Service:
         """A worker that goes away gives back the AI seats it was playing; a person who goes
         away is marked away (their seat waits; a stand-in may take over after the grace)."""
         if conn.is_worker:
-            await self.workers.worker_gone(conn)
+            await self._workers.worker_gone(conn)
         else:
-            await self.rooms.mark_away(conn)
-
-    async def recent_hands(self, limit: int) -> list[dict[str, Any]]:
-        return await self.players.recent_hands(limit)
+            await self._rooms.mark_away(conn)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 from server.addresses import Network, parse_networks
 
@@ -119,6 +120,11 @@ class Settings:
     redis_wait_timeout_ms: int = 20_000
     #: How long a request waits for a failed-over slot to have a master again.
     redis_failover_seconds: float = 20.0
+    #: ``rediss://`` URLs: the CA file (None: the system's, ``SSL_CERT_FILE``), and a client
+    #: certificate and key for a Redis that asks for one (docs/operations.md).
+    redis_ca: str | None = None
+    redis_cert: str | None = None
+    redis_key: str | None = None
 
     # -- resource limits (docs/security.md, "Resource limits") ------------------------------
     #: Unfinished rooms one player may sit in at once (AI, private, quick match).
@@ -136,6 +142,20 @@ class Settings:
     #: Quick messages (``say``) a seat may send at once, and the seconds until one more.
     talk_burst: int = 3
     talk_seconds: float = 2.0
+    #: New hand reviews one player may ask for per hour (``review_hand``).
+    reviews_per_hour: int = 30
+    #: A review whose worker went quiet this long is handed to another worker.
+    review_lease_seconds: float = 60.0
+
+    # -- accounts (docs/security.md, "Accounts") --------------------------------------------
+    #: The origin people open the site at (``https://gin.example.org``): passkeys are bound to
+    #: it (its host is the WebAuthn RP ID). None: the origin of each request's own Host.
+    public_origin: str | None = None
+    #: Failed sign-ins one account takes per window (then ``signin_limited_account``), and
+    #: sign-in attempts one client address makes (then ``signin_limited_address``).
+    signin_account_failures: int = 10
+    signin_address_attempts: int = 30
+    signin_window_seconds: int = 900
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -186,10 +206,26 @@ class Settings:
             redis_failover_seconds=_float(
                 env, "GIN_REDIS_FAILOVER_SECONDS", cls.redis_failover_seconds, 0.1
             ),
+            redis_ca=_file(env, "GIN_REDIS_CA"),
+            redis_cert=_file(env, "GIN_REDIS_CERT"),
+            redis_key=_file(env, "GIN_REDIS_KEY"),
             talk_burst=_int(env, "GIN_TALK_BURST", cls.talk_burst, 1),
             talk_seconds=_float(env, "GIN_TALK_SECONDS", cls.talk_seconds, 0.01),
-            **_limits_from_env(env),
+            reviews_per_hour=_int(env, "GIN_REVIEWS_PER_HOUR", cls.reviews_per_hour, 1),
+            review_lease_seconds=_float(
+                env, "GIN_REVIEW_LEASE_SECONDS", cls.review_lease_seconds, 1.0
+            ),
+            **_limits_from_env(env),  # type: ignore[arg-type]
+            **_accounts_from_env(env),  # type: ignore[arg-type]
         )
+
+
+def _file(env: Mapping[str, str], name: str) -> str | None:
+    """A setting naming a file that must exist (unset or empty: None)."""
+    value = env.get(name) or None
+    if value is not None and not os.path.isfile(value):
+        raise ValueError(f"{name}: no such file: {value!r}")
+    return value
 
 
 def _limits_from_env(env: Mapping[str, str]) -> dict[str, int]:
@@ -209,3 +245,31 @@ def _limits_from_env(env: Mapping[str, str]) -> dict[str, int]:
             env, "GIN_LOOKUP_FAILURES_PER_MINUTE", s.lookup_failures_per_minute, 1
         ),
     }
+
+
+def _accounts_from_env(env: Mapping[str, str]) -> dict[str, int | str | None]:
+    """The account fields of Settings (``GIN_PUBLIC_ORIGIN``, ``GIN_SIGNIN_*``)."""
+    s = Settings
+    return {
+        "public_origin": _origin(env, "GIN_PUBLIC_ORIGIN"),
+        "signin_account_failures": _int(
+            env, "GIN_SIGNIN_ACCOUNT_FAILURES", s.signin_account_failures, 1
+        ),
+        "signin_address_attempts": _int(
+            env, "GIN_SIGNIN_ADDRESS_ATTEMPTS", s.signin_address_attempts, 1
+        ),
+        "signin_window_seconds": _int(env, "GIN_SIGNIN_WINDOW", s.signin_window_seconds, 1),
+    }
+
+
+def _origin(env: Mapping[str, str], name: str) -> str | None:
+    """An origin: ``http(s)://host[:port]``, nothing after it."""
+    raw = (env.get(name) or "").strip()
+    if not raw:
+        return None
+    parts = urlsplit(raw)
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.path not in ("", "/"):
+        raise ValueError(f"{name} must be an origin like https://gin.example.org, got {raw!r}")
+    if parts.query or parts.fragment or parts.username:
+        raise ValueError(f"{name} must be an origin like https://gin.example.org, got {raw!r}")
+    return f"{parts.scheme}://{parts.netloc}"

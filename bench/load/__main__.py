@@ -92,6 +92,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         " saturated moves/s beside the single node's, the cost of WAIT, and the targets",
     )
     parser.add_argument(
+        "--tls",
+        action="store_true",
+        help="also run the game and the floor on a Redis reached over TLS only (rediss://,"
+        " certificates made for the run; needs openssl), at the single node's paced rate;"
+        " prints server and Redis CPU per move, moves/s and paced p50/p99 beside plain TCP",
+    )
+    parser.add_argument(
         "--seed", type=int, default=None, help="random seed of the clients' choices"
     )
     args = parser.parse_args(argv)
@@ -130,6 +137,10 @@ def main(argv: list[str] | None = None) -> int:
     budget = 120 + 4 * (args.warmup + args.seconds) * 3 + args.rooms * 0.05 + args.idle * 0.01
     if args.rate is None:
         budget += 4 * args.rooms / 10  # paced warm-ups scale with the think time
+    if args.tls:  # one more pass of the game and the floor, saturated and paced
+        budget += 60 + 4 * (args.warmup + args.seconds) * 2 + args.rooms * 0.05
+        if args.rate is None:
+            budget += 2 * args.rooms / 10
     if args.redis_cluster:  # two passes of the game and the floor, each saturated and paced
         budget += 120 + 2 * 4 * (args.warmup + args.seconds) * 3 + args.rooms * 0.1
         if args.rate is None:

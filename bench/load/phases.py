@@ -18,7 +18,7 @@ import msgpack
 from bench import engine_moves
 from bench.load.game_clients import GameLoad
 from bench.load.pair_clients import FloorPair, PairLoad
-from bench.load.processes import Child, Children
+from bench.load.processes import Child, Children, free_port
 from bench.load.profiles import start_py_spy, summarize_cprofile, summarize_py_spy
 from bench.load.report import Memory, Report
 from bench.load.servers import (
@@ -31,6 +31,7 @@ from bench.load.servers import (
 )
 from bench.load.stats import Processes, Stats, measure
 from bench.load.websocket import WSClient, bounded, close_all, open_ws
+from tests.support.tls import make_certificates, redis_tls_args
 
 
 def _warmup_count(total: int) -> int:
@@ -234,9 +235,39 @@ async def run(args: argparse.Namespace, work: Path, children: Children) -> Repor
         await run_idle(report, idle_server, idle_port)
         idle_server.stop()
     redis.stop()
+    if args.tls:
+        await run_tls(report, work, children)
     if args.redis_cluster:
         await run_cluster(report, work, children)
     return report
+
+
+async def run_tls(report: Report, work: Path, children: Children) -> None:
+    """The game and the floor again on a Redis that the servers reach over TLS only
+    (``rediss://``, certificates made for the run by ``tests.support.tls``), at the single
+    node's paced rate: what TLS costs beside plain TCP."""
+    files = await asyncio.to_thread(make_certificates, work / "tls")
+    tls_port = free_port()
+    redis, _plain = start_redis(work, children, redis_tls_args(files, tls_port))
+    url = f"rediss://127.0.0.1:{tls_port}/0"
+    print(f"  redis-server pid {redis.pid}, TLS on port {tls_port}", flush=True)
+    server, port = await start_game_server(
+        "server-tls", url, work, report.args.server_module, children=children,
+        extra_env={"GIN_REDIS_CA": str(files.ca)},
+    )  # fmt: skip
+    print(f"  game server pid {server.pid} on port {port}, TLS: {report.args.rooms} rooms ...",
+          flush=True)  # fmt: skip
+    processes: Processes = {"server": server.pid, "redis": redis.pid, "client": "self"}
+    await run_game(report, server, port, processes, None, label="tls game")
+    server.stop(30)
+    floor, floor_port = await start_floor_server(
+        work, url, children, name="floor-tls", tls_ca=files.ca
+    )
+    print(f"  floor server pid {floor.pid} on port {floor_port}, TLS: {report.args.rooms} pairs"
+          " ...", flush=True)  # fmt: skip
+    await run_floor(report, floor_port, {**processes, "server": floor.pid}, "tls floor")
+    floor.stop()
+    redis.stop()
 
 
 async def run_cluster(report: Report, work: Path, children: Children) -> None:

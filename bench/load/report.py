@@ -201,6 +201,31 @@ def _cluster_rows(phases: dict[str, Stats], rate: float) -> list[list[str]]:
     return rows
 
 
+def _tls_rows(phases: dict[str, Stats], rate: float) -> list[list[str]]:
+    """Plain TCP and TLS to Redis side by side (``--tls``), with their ratio."""
+    if "tls game saturated" not in phases:
+        return []
+    rows: list[list[str]] = []
+    for kind in ("game", "floor"):
+        saturated = [phases.get(f"{p}{kind} saturated") for p in ("", "tls ")]
+        paced = [phases.get(f"{p}{kind} paced") for p in ("", "tls ")]
+        figures: list[tuple[str, list[float], str]] = [
+            ("server CPU per move, saturated",
+             [_cpu_per_op(p) if p else math.nan for p in saturated], "us"),
+            ("Redis CPU per move, saturated",
+             [_cpu_per_op(p, "redis") if p else math.nan for p in saturated], "us"),
+            ("moves/s, saturated", [p.rate if p else math.nan for p in saturated], ",.0f"),
+            (f"paced p50 ms at ~{rate:,.0f}/s",
+             [p.percentile(50) if p else math.nan for p in paced], ".2f"),
+            (f"paced p99 ms at ~{rate:,.0f}/s",
+             [p.percentile(99) if p else math.nan for p in paced], ".2f"),
+        ]  # fmt: skip
+        for what, cells, unit in figures:
+            ratio = cells[1] / cells[0] if cells[0] else math.nan
+            rows.append(_row(kind, what, cells, unit, f"TLS / TCP {ratio:.2f}x"))
+    return rows
+
+
 def _row(kind: str, what: str, cells: list[float], unit: str, target: str = "") -> list[str]:
     """A row of the cluster table: ``unit`` "us" or a format spec of the figures."""
     shown = [
@@ -305,6 +330,14 @@ def render(report: Report) -> str:
     ratio_rows = _ratio_rows(phases)
     if ratio_rows:
         out += format_table(["ratio", "value", "figures", "target"], ratio_rows, {1})
+        out.append("")
+    tls_rows = _tls_rows(phases, report.rate)
+    if tls_rows:
+        out += format_table(["TLS to Redis", "plain TCP", "TLS", "ratio"], tls_rows, {1, 2})
+        out.append(
+            "  TLS: the same game and floor with REDIS_URL=rediss://... (the same hiredis"
+            " connections over asyncio's TLS transport) at the same paced rate"
+        )
         out.append("")
     cluster_rows = _cluster_rows(phases, report.rate)
     if cluster_rows:

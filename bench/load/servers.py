@@ -41,7 +41,10 @@ def redis_ping(port: int) -> bool:
     return False
 
 
-def start_redis(work: Path, children: Children | None = None) -> tuple[Child, int]:
+def start_redis(
+    work: Path, children: Children | None = None, extra_args: tuple[str, ...] = ()
+) -> tuple[Child, int]:
+    """A redis-server of the run's own on a free port (``extra_args``: a TLS port...)."""
     binary = shutil.which("redis-server")
     if binary is None:
         raise RuntimeError("redis-server is not installed: run scripts/ensure-redis.sh")
@@ -54,7 +57,7 @@ def start_redis(work: Path, children: Children | None = None) -> tuple[Child, in
             [binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(data),
              "--appendonly", "yes", "--appendfsync", "everysec", "--save", "",
              "--daemonize", "no", "--protected-mode", "yes", "--loglevel", "warning",
-             "--maxclients", "10000"],
+             "--maxclients", "10000", *extra_args],
             work,
             children=children,
         )  # fmt: skip
@@ -147,12 +150,15 @@ async def start_floor_server(
     cluster: bool = False,
     wait_replicas: int = 0,
     name: str = "floor",
+    tls_ca: Path | None = None,
 ) -> tuple[Child, int]:
     port = free_port()
     env = dict(os.environ, PYTHONPATH=_pythonpath())
     args = [PYTHON, "-m", "bench.floor_server", "--port", str(port), "--redis", redis_url]
     if cluster:
         args += ["--cluster", "--wait-replicas", str(wait_replicas)]
+    if tls_ca is not None:
+        args += ["--tls-ca", str(tls_ca)]
     child = Child(name, args, work, env, children=children)
     await wait_http(port, "/healthz", child)
     return child, port

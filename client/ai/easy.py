@@ -1,6 +1,9 @@
-"""Easy: keeps the melds it has made and discards its highest-value deadwood card.
+"""Easy: keeps the melds it has made and discards its highest-value deadwood card, and often
+misses a meld waiting in the discard pile.
 
-- Takes the upcard or the top discard only when it completes a meld with its cards.
+- Takes the upcard or the top discard only when it completes a meld with its cards, and then
+  only with the chance ``NOTICE``: the other times it does not see it and draws from the stock
+  (or passes).
 - Discards the highest-value deadwood card of its arrangement of the 11 cards (random
   tie-break); when all 11 cards are melded, the card whose loss leaves the least deadwood.
 - Knocks when it can: whenever its discard leaves 10 deadwood points or fewer (gin at 0).
@@ -24,12 +27,18 @@ from client.ai.common import (
 from protocol.cards import INDEX_VALUES, card_index
 from protocol.melds import best_arrangement_mask, min_deadwood_mask
 
+#: The chance that easy sees that the upcard or the top discard completes one of its melds.
+NOTICE = 0.4
+
 
 def choose(view: View, rng: random.Random) -> ActionDict:
     opts = options(view)
     mask = hand_mask(view)
     if opts.drawing:
-        return take_if_it_melds(view, opts, mask, rng)
+        action = take_if_it_melds(view, opts, mask, rng)
+        if action == opts.take and opts.decline is not None and rng.random() >= NOTICE:
+            return dict(opts.decline)
+        return action
     if not opts.discarding:
         return fallback(view, rng)
     choices = discardable(opts)

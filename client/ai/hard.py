@@ -19,6 +19,7 @@ the generator's state.
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 
@@ -51,6 +52,12 @@ KNOCK_SAMPLES = 48
 OPP_BETA_PER_TURN = 0.08
 OPP_BETA_MAX = 0.2
 OPP_POOL = 4
+#: Hands whose least deadwood after the best discard is remembered (a pure function of the
+#: hand; play-outs meet the same hands again and again).
+SOLVER_CACHE = 1 << 16
+
+_after_discard = functools.lru_cache(maxsize=SOLVER_CACHE)(min_deadwood_after_discard_mask)
+_deadwood = functools.lru_cache(maxsize=SOLVER_CACHE)(min_deadwood_mask)
 
 
 class _Evaluator:
@@ -67,7 +74,7 @@ class _Evaluator:
     def _after_discard(self, mask: int) -> int:
         cached = self._after.get(mask)
         if cached is None:
-            cached = min_deadwood_after_discard_mask(mask)
+            cached = _after_discard(mask)
             self._after[mask] = cached
         return cached
 
@@ -80,8 +87,8 @@ class _Evaluator:
         """
         cached = self._value.get(hand)
         if cached is None:
-            now = min_deadwood_mask(hand)
-            shed = min_deadwood_after_discard_mask(hand)
+            now = _deadwood(hand)
+            shed = _after_discard(hand)
             outs = meld_outs(hand)
             cached = 0.0
             for card, bit, q in self.draws:
@@ -117,11 +124,25 @@ def _best_discard(ev: _Evaluator, hand: int, choices: list[int]) -> int:
     return min(choices, key=lambda c: (round(ev.discard_score(hand, c), 9), -INDEX_VALUES[c]))
 
 
+def ranked_discards(view: View) -> list[int]:
+    """The cards the view may discard, best first by the score the hard policy discards by
+    (the review's candidates, ``client.review``)."""
+    opts = options(view)
+    know = knowledge.read(view)
+    sizes = view.get("hand_sizes") or [10, 10]
+    ev = _Evaluator(opponent.build(know, int(sizes[know.opponent])))
+    hand = hand_mask(view)
+    return sorted(
+        discardable(opts),
+        key=lambda c: (round(ev.discard_score(hand, c), 9), -INDEX_VALUES[c], c),
+    )
+
+
 def _least_deadwood_discard(hand: int) -> int:
     """The discard leaving the least deadwood (ties: the higher card)."""
     return min(
         iter_indices(hand),
-        key=lambda c: (min_deadwood_mask(hand ^ (1 << c)), -INDEX_VALUES[c]),
+        key=lambda c: (_deadwood(hand ^ (1 << c)), -INDEX_VALUES[c]),
     )
 
 
@@ -135,9 +156,9 @@ def _draw(view: View, opts: Options, ev: _Evaluator, rng: random.Random) -> Acti
     with_top = hand | (1 << top)
     take = min(ev.value(with_top ^ (1 << c)) for c in iter_indices(hand))
     # A stock draw: a card that cannot meld is kept only in place of the hand's best discard.
-    now = min_deadwood_mask(hand)
+    now = _deadwood(hand)
     shed_card = _least_deadwood_discard(hand)
-    shed = min_deadwood_mask(hand ^ (1 << shed_card))
+    shed = _deadwood(hand ^ (1 << shed_card))
     outs = meld_outs(hand)
     stock = 0.0
     for card, bit, q in ev.draws:
@@ -169,7 +190,7 @@ def opponent_hands(
     if beta <= 0 or model.unknown == 0:
         return [model.sample(rng) for _ in range(count)]
     pool = [model.sample(rng) for _ in range(OPP_POOL * count)]
-    weights = [math.exp(-beta * min_deadwood_mask(hand)) for hand in pool]
+    weights = [math.exp(-beta * _deadwood(hand)) for hand in pool]
     return rng.choices(pool, weights=weights, k=count)
 
 
@@ -196,7 +217,12 @@ def knock_values(
 
 
 def _discard(
-    view: View, opts: Options, know: knowledge.Knowledge, ev: _Evaluator, rng: random.Random
+    view: View,
+    opts: Options,
+    know: knowledge.Knowledge,
+    ev: _Evaluator,
+    rng: random.Random,
+    knock_samples: int,
 ) -> ActionDict:
     hand = hand_mask(view)
     if opts.gin:
@@ -204,10 +230,8 @@ def _discard(
     play_card = _best_discard(ev, hand, discardable(opts))
     if not opts.knock:
         return finish(opts, play_card, knock=False)
-    knock_card = min(
-        opts.knock, key=lambda c: (min_deadwood_mask(hand ^ (1 << c)), -INDEX_VALUES[c])
-    )
-    hands = opponent_hands(ev.model, know, rng, KNOCK_SAMPLES)
+    knock_card = min(opts.knock, key=lambda c: (_deadwood(hand ^ (1 << c)), -INDEX_VALUES[c]))
+    hands = opponent_hands(ev.model, know, rng, knock_samples)
     knock, play_on = knock_values(hand, knock_card, play_card, hands, ev.model, rng)
     if knock >= play_on:
         return finish(opts, knock_card, knock=True)
@@ -215,6 +239,12 @@ def _discard(
 
 
 def choose(view: View, rng: random.Random) -> ActionDict:
+    return decide(view, rng)
+
+
+def decide(view: View, rng: random.Random, knock_samples: int = KNOCK_SAMPLES) -> ActionDict:
+    """``choose``, with the number of opponent hands its knock decision samples: the review's
+    play-outs (``client.review``) use fewer, to play many hands out quickly."""
     opts = options(view)
     if not (opts.drawing or opts.discarding):
         return fallback(view, rng)
@@ -224,4 +254,4 @@ def choose(view: View, rng: random.Random) -> ActionDict:
     ev = _Evaluator(model)
     if opts.drawing:
         return _draw(view, opts, ev, rng)
-    return _discard(view, opts, know, ev, rng)
+    return _discard(view, opts, know, ev, rng, knock_samples)

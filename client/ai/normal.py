@@ -1,14 +1,13 @@
-"""Normal: the optimal arrangement, an eye on the cards still live, and no feeding the opponent
-what it visibly collects.
+"""Normal: the optimal arrangement, and no feeding the opponent what it visibly collects.
 
 - Draws the upcard or the top discard when keeping it lowers its least deadwood after the best
   discard: by at least ``TAKE_GAIN`` points, or at all when the card is melded in that
   arrangement; else draws from the stock.
-- Discards by score: the least deadwood left, minus ``OUTS_WEIGHT`` per *out* of the hand left
-  (an unseen card -- not in its hand, not in the discard pile, not known to be in the
-  opponent's -- that would join a meld with its cards), plus ``DANGER`` for a card useful to
-  the opponent: same rank as, or same suit within 2 ranks of, a card the opponent took from
-  the discard pile and still holds. Among equals: the higher card, then at random.
+- Discards by score: the least deadwood left, plus ``DANGER`` for a card useful to the
+  opponent: same rank as, or same suit within 2 ranks of, a card the opponent took from the
+  discard pile and still holds. Among equals: the higher card, then at random. (It does not
+  count the cards still live that would join its melds: that, and a model of the opponent's
+  hand, is hard's.)
 - Knocks as soon as it can, with the discard that leaves the least deadwood (gin at 0).
 """
 
@@ -25,7 +24,6 @@ from client.ai.common import (
     hand_mask,
     in_best_melds,
     lowers_deadwood,
-    meld_outs,
     options,
     tie_break,
     top_discard,
@@ -36,12 +34,8 @@ from protocol.melds import KNOCK_LIMIT, min_deadwood_mask
 
 #: Least deadwood points a taken card must save when it does not meld.
 TAKE_GAIN = 6
-#: Deadwood points one out of the hand left is worth.
-OUTS_WEIGHT = 0.5
 #: Extra points charged for discarding a card next to one the opponent picked up.
 DANGER = 3
-#: Discards leaving more deadwood than the least by this much are not scored for outs.
-_WINDOW = 10
 
 
 def danger_mask(know: Knowledge) -> int:
@@ -50,11 +44,6 @@ def danger_mask(know: Knowledge) -> int:
     for card in iter_indices(know.opp_known):
         mask |= neighbours(card)
     return mask
-
-
-def count_outs(hand: int, live: int) -> int:
-    """Live cards that would join a meld with the hand's cards."""
-    return (meld_outs(hand) & live).bit_count()
 
 
 def choose(view: View, rng: random.Random) -> ActionDict:
@@ -77,15 +66,8 @@ def choose(view: View, rng: random.Random) -> ActionDict:
     if least <= KNOCK_LIMIT:
         card = tie_break([c for c in choices if left[c] == least], rng)
         return finish(opts, card, knock=True)
-    know = read(view)
-    live = know.unseen
-    risky = danger_mask(know)
-    score: dict[int, float] = {}
-    for card in choices:
-        if left[card] > least + _WINDOW:
-            continue
-        outs = count_outs(mask ^ (1 << card), live)
-        score[card] = left[card] - OUTS_WEIGHT * outs + (DANGER if risky >> card & 1 else 0)
+    risky = danger_mask(read(view))
+    score = {card: left[card] + (DANGER if risky >> card & 1 else 0) for card in choices}
     best = min(score.values())
     tied = [c for c in score if score[c] <= best + 1e-9]
     high = max(INDEX_VALUES[c] for c in tied)

@@ -10,6 +10,11 @@ decisions (the hard level) run in a process pool, so one worker plays many seats
 blocking its event loop. After a dropped connection the session reconnects and resumes its
 rooms, and the worker subscribes again. On SIGTERM it stops taking seats and finishes the
 matches it is playing (or hands them back by disconnecting after ``drain_seconds``).
+
+A room against the AI whose person has been away for ``release_away_seconds`` (as its views
+say, like a person's page would) is given up (``unfollow``): its seat stops taking this
+worker's capacity, which goes to whoever waits for an AI player, and the server asks for the
+seat again when the person comes back.
 """
 
 from __future__ import annotations
@@ -18,16 +23,15 @@ import asyncio
 import contextlib
 import logging
 import random
-import signal
 from collections.abc import Mapping
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, get_args
 
-import websockets
-
+from client.ai.pace import move_seconds
 from client.ai.policies import get_policy
 from client.session import ConnectionLost, RequestError, Session, SessionClosed
+from client.worker_run import first_connection, serve_worker
 from protocol import messages as m
 
 log = logging.getLogger(__name__)
@@ -43,8 +47,6 @@ LOST_SEAT_CODES = frozenset({"not_a_player", "not_your_seat", "not_found", "room
 RETRY_SECONDS = 0.2
 #: How long to wait for the update of a move before asking for it again.
 UPDATE_WAIT_SECONDS = 10.0
-#: The first and the longest pause between attempts to reach the server at start-up.
-FIRST_CONNECT_BACKOFF = (0.1, 2.0)
 #: How long a seat waits for its turn before it asks the server for anything it missed.
 TURN_WAIT_SECONDS = 15.0
 
@@ -54,11 +56,18 @@ class WorkerSettings:
     url: str
     worker_key: str
     capacity: int = 50
-    think_seconds: float = 0.3
-    """Pause before each move, so that people can follow the AI's play (0 in tests)."""
+    think_seconds: float = 1.1
+    """The time each move takes, so that people can follow the AI's play (``client.ai.pace``:
+    varied about it, less in a room that asked for a fast AI; 0 in tests: no pause)."""
+    level_think_seconds: tuple[tuple[str, float], ...] = ()
+    """``think_seconds`` of some levels of their own, ``(level, seconds)``."""
     drain_seconds: float = 600.0
     processes: int = 1
     name: str = "AI"
+    release_away_seconds: float = 60.0
+    """How long the person of a room against the AI may be away before its seat is given up:
+    by default the servers' disconnect grace (``GIN_DISCONNECT_GRACE``), so that a room whose
+    person is gone past the grace holds no worker's capacity."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> WorkerSettings:
@@ -69,10 +78,22 @@ class WorkerSettings:
             url=env.get("GIN_SERVER_URL", "ws://127.0.0.1:8000/ws"),
             worker_key=key,
             capacity=int(env.get("GIN_AI_CAPACITY", "50")),
-            think_seconds=float(env.get("GIN_AI_THINK_SECONDS", "0.3")),
+            think_seconds=float(env.get("GIN_AI_THINK_SECONDS", "1.1")),
+            level_think_seconds=tuple(
+                (level, float(env[f"GIN_AI_THINK_SECONDS_{level.upper()}"]))
+                for level in get_args(m.AILevel)
+                if env.get(f"GIN_AI_THINK_SECONDS_{level.upper()}")
+            ),
             drain_seconds=float(env.get("GIN_AI_DRAIN_SECONDS", "600")),
             processes=int(env.get("GIN_AI_PROCESSES", "1")),
+            release_away_seconds=float(
+                env.get("GIN_AI_RELEASE_AWAY_SECONDS") or env.get("GIN_DISCONNECT_GRACE") or "60"
+            ),
         )
+
+    def think_for(self, level: str) -> float:
+        """The seconds a move of ``level`` takes (before ``client.ai.pace`` varies them)."""
+        return dict(self.level_think_seconds).get(level, self.think_seconds)
 
 
 def decide(level: str, game: Mapping[str, Any], seed: str) -> dict[str, Any]:
@@ -86,6 +107,8 @@ class Worker:
         self._executor = executor
         self._session: Session | None = None
         self._seats: dict[tuple[str, int], asyncio.Task[None]] = {}
+        #: Varies the pace of the moves (``client.ai.pace``); the decisions have seeds of their own.
+        self._rng = random.Random()
         self._accepting = True
         self._stopped = asyncio.Event()
         self._drain: asyncio.Task[None] | None = None
@@ -119,26 +142,13 @@ class Worker:
             await self._finish()
 
     async def _first_connection(self) -> Session | None:
-        """The worker's session, once a server answers; None when stopped before that. A
-        refused hello (a wrong worker key) is raised: waiting would not mend it."""
-        delay = FIRST_CONNECT_BACKOFF[0]
-        while not self._stopped.is_set():
-            try:
-                return await Session.connect(
-                    self.settings.url,
-                    name=self.settings.name,
-                    client="ai-worker/0.1",
-                    worker_key=self.settings.worker_key,
-                )
-            except (OSError, TimeoutError, websockets.exceptions.WebSocketException) as error:
-                log.warning(
-                    "server not reachable yet: retrying",
-                    extra={"url": self.settings.url, "error": repr(error), "delay": delay},
-                )
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stopped.wait(), delay)
-            delay = min(delay * 2, FIRST_CONNECT_BACKOFF[1])
-        return None
+        return await first_connection(
+            self.settings.url,
+            name=self.settings.name,
+            client="ai-worker/0.1",
+            worker_key=self.settings.worker_key,
+            stopped=self._stopped,
+        )
 
     def _capacity(self) -> int:
         return self.settings.capacity if self._accepting else 0
@@ -212,16 +222,22 @@ class Worker:
     async def _play_seat(self, session: Session, room: str, seat: int, level: str) -> None:
         state = session.room(room)
         while True:
-            view = await _await_turn(session, room, seat)
+            view = await _await_turn(session, room, seat, self.settings.release_away_seconds)
+            if view is None:
+                log.info("seat given up: its person is away", extra={"room": room})
+                await _let_go(session, room)
+                return
             if view["status"] == "finished" or view.get("seat") != seat:
                 with contextlib.suppress(RequestError, ConnectionLost):
                     await session.request("leave", room=room)
                 return
             seq = state.seq
             game = view["game"]
-            if self.settings.think_seconds:
-                await asyncio.sleep(self.settings.think_seconds)
+            loop = asyncio.get_running_loop()
+            done_at = loop.time() + move_seconds(self.settings.think_for(level), view, self._rng)
             action = await self._decide(level, game, f"{room}:{seat}:{seq}")
+            if done_at > loop.time():
+                await asyncio.sleep(done_at - loop.time())
             try:
                 ack = await session.act(room, action["kind"], action.get("card"), seq=seq)
             except ConnectionLost:
@@ -293,15 +309,42 @@ async def _reach(session: Session, room: str, seq: int) -> None:
         await session.resume(room)
 
 
-async def _await_turn(session: Session, room: str, seat: int) -> Mapping[str, Any]:
-    """The room's view once the seat has a move to make (or the match is over). The opponent
+async def _await_turn(
+    session: Session, room: str, seat: int, release_away: float = float("inf")
+) -> Mapping[str, Any] | None:
+    """The room's view once the seat has a move to make (or the match is over); None once the
+    person of a room against the AI has been away for ``release_away`` seconds. The opponent
     may think for long, but an update this session never got would stall the seat for good:
     every ``TURN_WAIT_SECONDS`` it resumes the room, and says so when updates were missing."""
     state = session.room(room)
+    loop = asyncio.get_running_loop()
+    away_since: float | None = None
+    next_look = loop.time() + TURN_WAIT_SECONDS
     while True:
+        away = state.view is not None and _person_away(state.view, seat)
+        if not away:
+            away_since = None
+        elif away_since is None:
+            away_since = loop.time()
+        wait = next_look - loop.time()
+        if away_since is not None:
+            left = away_since + release_away - loop.time()
+            if left <= 0:
+                return None
+            wait = min(wait, left)
+
+        def worth_a_look(view: Mapping[str, Any], was_away: bool = away) -> bool:
+            return _wants_move(view, seat) or _person_away(view, seat) != was_away
+
         try:
-            return await session.wait_for(room, lambda v: _wants_move(v, seat), TURN_WAIT_SECONDS)
+            view = await session.wait_for(room, worth_a_look, max(wait, 0.0))
+            if _wants_move(view, seat):
+                return view
+            continue
         except TimeoutError:
+            if loop.time() < next_look:
+                continue
+            next_look = loop.time() + TURN_WAIT_SECONDS
             seen = state.seq
             try:
                 ack = await session.resume(room)
@@ -312,6 +355,15 @@ async def _await_turn(session: Session, room: str, seat: int) -> Mapping[str, An
                     "updates missing while waiting for the turn: resumed",
                     extra={"room": room, "seq": seen, "to_seq": ack.result.get("to_seq")},
                 )
+
+
+def _person_away(view: Mapping[str, Any], seat: int) -> bool:
+    """The room is against the AI and its person (the other seat) is away."""
+    seats = view.get("seats") or []
+    if view.get("mode") != "ai" or len(seats) != 2 or seat not in (0, 1):
+        return False
+    person = seats[1 - seat]
+    return person.get("ai") is None and bool(person.get("away"))
 
 
 def _wants_move(view: Mapping[str, Any], seat: int) -> bool:
@@ -326,13 +378,4 @@ def _wants_move(view: Mapping[str, Any], seat: int) -> bool:
 
 
 async def serve(settings: WorkerSettings) -> None:
-    executor = ProcessPoolExecutor(settings.processes) if settings.processes > 0 else None
-    worker = Worker(settings, executor)
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, worker.stop)
-    try:
-        await worker.run()
-    finally:
-        if executor is not None:
-            executor.shutdown(cancel_futures=True)
+    await serve_worker(settings.processes, lambda executor: Worker(settings, executor))

@@ -22,7 +22,9 @@ The line is the tag ``GR2`` then space-separated ``key=value`` fields, written i
 - ``history`` this hand's public moves: seat digit, a letter, and the card when public:
   ``p`` pass, ``t`` take_upcard, ``s`` draw_stock, ``d`` draw_discard, ``x`` discard,
   ``k`` knock, ``g`` gin. ``0p,1t7H,1xQS,0s,0x2C`` reads: seat 0 passed, seat 1 took the 7H
-  upcard and discarded the QS, seat 0 drew from the stock and discarded the 2C.
+  upcard and discarded the QS, seat 0 drew from the stock and discarded the 2C. A move made
+  for the seat's player ends with ``~c`` (by the turn clock) or ``~s`` (by an AI standing in
+  for them): ``0s~c,0x2C~c``.
 
 ``from_text(to_text(state)) == state`` for every state, and ``from_text`` validates like
 ``GameState.from_dict``. It also reads the ``GR1`` lines of before, whose ``seed`` and ``rng``
@@ -220,13 +222,27 @@ def _parse_result(text: str) -> HandRecord:
     return record
 
 
+#: A move made for the seat's player (``Move.by``) ends with ``~`` and one of these letters.
+_BY_CODES = {"clock": "c", "stand_in": "s"}
+_BY_NAMES = {code: name for name, code in _BY_CODES.items()}
+
+
 def _move_text(move: Move) -> str:
-    return f"{move.seat}{_MOVE_CODES[move.kind]}{move.card or ''}"
+    by = f"~{_BY_CODES[move.by]}" if move.by is not None else ""
+    return f"{move.seat}{_MOVE_CODES[move.kind]}{move.card or ''}{by}"
 
 
 def _parse_move(text: str) -> Move:
+    text, _, by_code = text.partition("~")
+    if by_code and by_code not in _BY_NAMES:
+        raise ValueError(f"a history entry's ~ is followed by c or s, got {by_code!r}")
     if len(text) not in (2, 4) or text[1] not in _MOVE_KINDS:
         raise ValueError(f"a history entry is seat, move letter, card, got {text!r}")
-    move = Move(_number(text[0], "history seat"), _MOVE_KINDS[text[1]], text[2:] or None)
+    seat, kind, card = _number(text[0], "history seat"), _MOVE_KINDS[text[1]], text[2:] or None
+    if by_code:
+        marked = Move(seat, kind, card, _BY_NAMES[by_code])
+        marked.check()
+        return marked
+    move = Move(seat, kind, card)
     move.check()
     return shared(move)

@@ -37,6 +37,7 @@ from server.engine.events import (
     match_over_event,
     move_event,
 )
+from server.engine.plain import replacer
 from server.engine.state import SEATS, GameState, HandRecord, Move, Phase, move_of
 
 _Hands = tuple[tuple[str, ...], tuple[str, ...]]
@@ -173,43 +174,22 @@ def _set_hand(state: GameState, seat: int, hand: tuple[str, ...]) -> _Hands:
     return (hand, state.hands[1]) if seat == 0 else (state.hands[0], hand)
 
 
-def _evolve(
-    state: GameState,
-    *,
-    phase: Phase,
-    turn: int | None,
-    hands: _Hands,
-    stock: tuple[str, ...],
-    discard_pile: tuple[str, ...],
-    taken_card: str | None,
-    discard_draws: int,
-    scores: tuple[int, int],
-    results: tuple[HandRecord, ...],
-    history: tuple[Move, ...],
-) -> GameState:
-    """``dataclasses.replace(state, ...)`` for a move within a hand: every field a move may
-    change is given, the match's own (rules, hand number, dealer) are kept.
-    A third of ``replace``'s cost (which inspects the dataclass's fields on every call): the
-    frozen instance is filled in as its ``__init__`` would (a test holds them equal)."""
-    new: GameState = _new(GameState)
-    _set(new, "rules", state.rules)
-    _set(new, "hand_number", state.hand_number)
-    _set(new, "dealer", state.dealer)
-    _set(new, "phase", phase)
-    _set(new, "turn", turn)
-    _set(new, "hands", hands)
-    _set(new, "stock", stock)
-    _set(new, "discard_pile", discard_pile)
-    _set(new, "taken_card", taken_card)
-    _set(new, "discard_draws", discard_draws)
-    _set(new, "scores", scores)
-    _set(new, "results", results)
-    _set(new, "history", history)
-    return new
-
-
-_new = object.__new__
-_set = object.__setattr__
+#: ``dataclasses.replace(state, ...)`` for a move within a hand: every field a move may change
+#: is given, the match's own (rules, hand number, dealer) are kept; generated from the fields
+#: at a third of ``replace``'s cost (``server.engine.plain.replacer``).
+_evolve = replacer(
+    GameState,
+    "phase",
+    "turn",
+    "hands",
+    "stock",
+    "discard_pile",
+    "taken_card",
+    "discard_draws",
+    "scores",
+    "results",
+    "history",
+)
 
 
 # --- the first turn and drawing ---------------------------------------------------------------

@@ -7,8 +7,9 @@ discard pile are listed bottom to top, so the card drawn next is the last one.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
+from functools import lru_cache
 from typing import Any
 
 from protocol.cards import DECK, card_index, sort_cards
@@ -25,12 +26,15 @@ from server.engine.actions import (
     PASS,
     TAKE_UPCARD,
 )
+from server.engine.plain import names, plain_writer, read_plain, stored
 
 #: Format 2 keeps no seed or generator: each hand is dealt from a seed of its own, which the
 #: engine does not keep. Format 1 (a match continued since before) is read without them.
 STATE_FORMAT = 2
 _FORMAT_1_KEYS = frozenset({"seed", "rng"})
 SEATS = (0, 1)
+#: Distinct rules whose map is remembered (a server sees a handful).
+_RULES_CACHE = 64
 STOCK_SIZE = len(DECK) - 2 * HAND_SIZE - 1
 
 
@@ -60,6 +64,9 @@ HAND_KINDS = frozenset({"knock", "gin", "undercut", "dead"})
 #: Kinds of the public history: every action but ``next_hand``.
 MOVE_KINDS = ACTION_KINDS - {NEXT_HAND}
 _MOVE_CARD_KINDS = CARD_KINDS | {TAKE_UPCARD, DRAW_DISCARD}
+#: Who may make a move for a seat's player: the turn clock (its time ran out), or an AI
+#: standing in for them while they are away.
+MOVE_BY = frozenset({"clock", "stand_in"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,30 +74,40 @@ class Move:
     """One public event of the hand: who did what, with the card when everybody sees it.
 
     A draw from the stock has no card; a knock with no deadwood is recorded as ``gin``.
+    ``by`` says who made a move for the seat's player (``MOVE_BY``: the turn clock, or an AI
+    standing in for them while they are away); None: the seat's own player (or AI seat).
+    The engine never sets it: the room marks the move it had made (``server.room.act``).
     """
 
     seat: int
     kind: str
     card: str | None = None
+    by: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        if self.card is None:
-            return {"seat": self.seat, "kind": self.kind}
-        return {"seat": self.seat, "kind": self.kind, "card": self.card}
+        data: dict[str, Any] = {"seat": self.seat, "kind": self.kind}
+        if self.card is not None:
+            data["card"] = self.card
+        if self.by is not None:
+            data["by"] = self.by
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Move:
-        _expect_keys(data, {"seat", "kind"}, {"card"}, "history entry")
+        _expect_keys(data, {"seat", "kind"}, {"card", "by"}, "history entry")
         seat, kind, card = _seat(data["seat"], "history seat"), data["kind"], data.get("card")
-        if isinstance(kind, str) and (card is None or isinstance(card, str)):
+        by = data.get("by")
+        if by is None and isinstance(kind, str) and (card is None or isinstance(card, str)):
             known = _MOVES.get((seat, kind, card))
             if known is not None:  # a valid move, made once (``move_of``)
                 return known
-        move = cls(seat, kind, card)
+        move = cls(seat, kind, card, by)
         move.check()
         return move
 
     def check(self) -> None:
+        if self.by is not None and self.by not in MOVE_BY:
+            raise ValueError(f"history entry by must be one of {sorted(MOVE_BY)}, got {self.by!r}")
         if self.seat not in SEATS:
             raise ValueError(f"history entry seat must be 0 or 1, got {self.seat!r}")
         if not isinstance(self.kind, str) or self.kind not in MOVE_KINDS:
@@ -158,23 +175,60 @@ class HandRecord:
             raise ValueError(f"a scored hand scores a positive integer, got {self.points!r}")
 
 
+@lru_cache(maxsize=_RULES_CACHE)
+def rules_dict(rules: MatchRules) -> dict[str, Any]:
+    """``rules.to_dict()``, made once per distinct rules (``dataclasses.asdict`` is slow).
+    Shared: callers must not modify it."""
+    return rules.to_dict()
+
+
+def _rules(value: object) -> MatchRules:
+    if not isinstance(value, Mapping):
+        raise ValueError("rules must be a map")
+    return MatchRules.from_dict(value)
+
+
+def _phase(value: Any) -> Phase:
+    try:
+        return Phase(value)
+    except ValueError:
+        raise ValueError(f"unknown phase {value!r}") from None
+
+
+def _hands(value: object) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    hands = _list(value, "hands")
+    if len(hands) != 2:
+        raise ValueError(f"hands holds one list per seat, got {len(hands)}")
+    return (_hand(hands[0], "hand 0"), _hand(hands[1], "hand 1"))
+
+
 @dataclass(frozen=True, slots=True)
 class GameState:
     """A whole match at one moment. Never mutated: ``apply`` returns a new one."""
 
-    rules: MatchRules
-    hand_number: int
-    dealer: int
-    phase: Phase
-    turn: int | None
-    hands: tuple[tuple[str, ...], tuple[str, ...]]
-    stock: tuple[str, ...]
-    discard_pile: tuple[str, ...]
-    taken_card: str | None
-    discard_draws: int
-    scores: tuple[int, int]
-    results: tuple[HandRecord, ...]
-    history: tuple[Move, ...]
+    rules: MatchRules = stored(out=lambda rules: rules_dict(rules).copy(), into=_rules)
+    hand_number: int = stored()
+    dealer: int = stored()
+    phase: Phase = stored(out=lambda phase: phase.value, into=_phase)
+    turn: int | None = stored()
+    hands: tuple[tuple[str, ...], tuple[str, ...]] = stored(
+        out=lambda hands: [list(hands[0]), list(hands[1])], into=_hands
+    )
+    stock: tuple[str, ...] = stored(out=list, into=lambda value: _cards(value, "stock"))
+    discard_pile: tuple[str, ...] = stored(
+        out=list, into=lambda value: _cards(value, "discard pile")
+    )
+    taken_card: str | None = stored()
+    discard_draws: int = stored()
+    scores: tuple[int, int] = stored(out=list, into=lambda value: _pair(value, "scores"))
+    results: tuple[HandRecord, ...] = stored(
+        out=lambda results: [record.to_dict() for record in results],
+        into=lambda value: tuple(HandRecord.from_dict(_map(r)) for r in _list(value, "results")),
+    )
+    history: tuple[Move, ...] = stored(
+        out=lambda history: [move.to_dict() for move in history],
+        into=lambda value: tuple(Move.from_dict(_map(m)) for m in _list(value, "history")),
+    )
 
     @property
     def non_dealer(self) -> int:
@@ -197,23 +251,9 @@ class GameState:
         return final_scores([(r.winner, r.points) for r in self.results], self.rules)
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain data (dicts, lists, str, int, bool, None), ready for MessagePack."""
-        return {
-            "format": STATE_FORMAT,
-            "rules": self.rules.to_dict(),
-            "hand_number": self.hand_number,
-            "dealer": self.dealer,
-            "phase": self.phase.value,
-            "turn": self.turn,
-            "hands": [list(self.hands[0]), list(self.hands[1])],
-            "stock": list(self.stock),
-            "discard_pile": list(self.discard_pile),
-            "taken_card": self.taken_card,
-            "discard_draws": self.discard_draws,
-            "scores": list(self.scores),
-            "results": [record.to_dict() for record in self.results],
-            "history": [move.to_dict() for move in self.history],
-        }
+        """Plain data (dicts, lists, str, int, bool, None), ready for MessagePack: ``format``,
+        then each field as it declares (``server.engine.plain``)."""
+        return _write_state(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> GameState:
@@ -224,31 +264,7 @@ class GameState:
         _expect_keys(data, set(_DICT_KEYS), set(), "game state")
         if data["format"] != STATE_FORMAT:
             raise ValueError(f"unsupported game state format {data['format']!r}")
-        rules = data["rules"]
-        if not isinstance(rules, Mapping):
-            raise ValueError("rules must be a map")
-        try:
-            phase = Phase(data["phase"])
-        except ValueError:
-            raise ValueError(f"unknown phase {data['phase']!r}") from None
-        hands = _list(data["hands"], "hands")
-        if len(hands) != 2:
-            raise ValueError(f"hands holds one list per seat, got {len(hands)}")
-        state = cls(
-            rules=MatchRules.from_dict(rules),
-            hand_number=data["hand_number"],
-            dealer=data["dealer"],
-            phase=phase,
-            turn=data["turn"],
-            hands=(_hand(hands[0], "hand 0"), _hand(hands[1], "hand 1")),
-            stock=_cards(data["stock"], "stock"),
-            discard_pile=_cards(data["discard_pile"], "discard pile"),
-            taken_card=data["taken_card"],
-            discard_draws=data["discard_draws"],
-            scores=_pair(data["scores"], "scores"),
-            results=tuple(HandRecord.from_dict(_map(r)) for r in _list(data["results"], "results")),
-            history=tuple(Move.from_dict(_map(m)) for m in _list(data["history"], "history")),
-        )
+        state = read_plain(cls, data)
         state.validate()
         return state
 
@@ -257,22 +273,9 @@ class GameState:
         _validate(self)
 
 
-_DICT_KEYS = (
-    "format",
-    "rules",
-    "hand_number",
-    "dealer",
-    "phase",
-    "turn",
-    "hands",
-    "stock",
-    "discard_pile",
-    "taken_card",
-    "discard_draws",
-    "scores",
-    "results",
-    "history",
-)
+_write_state = plain_writer(GameState, {"format": STATE_FORMAT})
+#: The keys of a state's plain data.
+_DICT_KEYS = ("format", *names(GameState))
 
 
 def _validate(state: GameState) -> None:
@@ -367,7 +370,9 @@ def _check_history(state: GameState) -> None:
     passes = (move_of(state.non_dealer, PASS), move_of(state.dealer, PASS))
     first_turn = {Phase.FIRST_OFFER: (), Phase.SECOND_OFFER: passes[:1], Phase.FIRST_DRAW: passes}
     expected = first_turn.get(state.phase)
-    if expected is not None and state.history != expected:
+    # who made a pass (the seat's player, its clock, a stand-in) does not matter here
+    made = tuple(replace(move, by=None) if move.by is not None else move for move in state.history)
+    if expected is not None and made != expected:
         raise ValueError(f"in phase {state.phase} the history holds the passes only")
     if state.phase in PLAYING_PHASES:
         return

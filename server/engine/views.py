@@ -15,24 +15,33 @@ from typing import Any, Final
 
 from protocol.cards import from_mask, to_mask
 from protocol.melds import best_arrangement_mask
-from protocol.scoring import MatchRules
 from server.engine.events import Event, hand_over_event
 from server.engine.rules import legal_action_dicts as _legal_action_dicts
-from server.engine.state import GameState, Phase
+from server.engine.state import GameState, Phase, rules_dict
 
 HIDDEN: Final = MappingProxyType({"type": "hidden"})
 
 _PUBLIC_MOVES = frozenset({"take_upcard", "pass", "discard", "knock", "gin"})
 _PUBLIC_RESULTS = frozenset({"hand_over", "match_over"})
 #: Room events (seats, forfeits, rematches, turn clock): public, and they name no card.
-_PUBLIC_ROOM_EVENTS = frozenset({"room", "forfeit", "rematch", "timeout", "presence", "stand_in"})
+_PUBLIC_ROOM_EVENTS = frozenset(
+    {
+        "room",
+        "forfeit",
+        "rematch",
+        "timeout",
+        "presence",
+        "stand_in",
+        "rated",
+        "paired",
+        "result_closed",
+    }
+)
 #: Event types of the room (not of the game): a hand's record holds the others only.
 ROOM_EVENT_TYPES = _PUBLIC_ROOM_EVENTS
 
 #: Distinct hands whose arrangement is remembered (a few hundred bytes each).
 _HAND_CACHE = 4096
-#: Distinct rules whose map is remembered (a server sees a handful).
-_RULES_CACHE = 64
 
 
 def game_view(state: GameState, seat: int | None) -> dict[str, Any]:
@@ -123,11 +132,13 @@ def _arranged(mask: int) -> _HandParts:
     return from_mask(mask), arrangement.melds, arrangement.deadwood, arrangement.deadwood_points
 
 
-@lru_cache(maxsize=_RULES_CACHE)
-def rules_dict(rules: MatchRules) -> dict[str, Any]:
-    """``rules.to_dict()``, made once per distinct rules (``dataclasses.asdict`` is slow).
-    Shared: callers must not modify it."""
-    return rules.to_dict()
+def seen_by_all(event: Event) -> bool:
+    """Whether every seat and every spectator sees the event as it is (``event_for`` copies
+    it unchanged for each): the encoders then encode it once for all."""
+    kind = event.get("type")
+    if kind == "draw":
+        return bool(event["source"] == "discard")
+    return kind in _PUBLIC_MOVES or kind in _PUBLIC_RESULTS or kind in _PUBLIC_ROOM_EVENTS
 
 
 def event_for(event: Event, seat: int | None) -> Event:
@@ -152,7 +163,10 @@ def event_for(event: Event, seat: int | None) -> Event:
     if kind == "draw":
         if event["source"] == "discard" or event["seat"] == seat:
             return dict(event)
-        return {"type": "draw", "seat": event["seat"], "source": event["source"]}
+        hidden: Event = {"type": "draw", "seat": event["seat"], "source": event["source"]}
+        if "by" in event:
+            hidden["by"] = event["by"]
+        return hidden
     if kind in _PUBLIC_MOVES or kind in _PUBLIC_RESULTS or kind in _PUBLIC_ROOM_EVENTS:
         return dict(event)
     return dict(HIDDEN)

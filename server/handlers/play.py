@@ -73,8 +73,10 @@ class Play:
                     {"seq": version},
                 )
         action = Action(message.action.kind, message.action.card)
+        # an AI standing in for an away person: its moves are marked as made for them
+        by = "stand_in" if room.seats[seat].agent == conn.player_id else None
         try:
-            changed, events = act(room, seat, action, time.time(), seed_for(action))
+            changed, events = act(room, seat, action, time.time(), seed_for(action), by=by)
         except IllegalAction as refusal:
             code = _ENGINE_CODES.get(refusal.code, ErrorCode.ILLEGAL_ACTION)
             raise RequestFailed(code, str(refusal), {"reason": refusal.code}) from None

@@ -7,6 +7,7 @@ from typing import Any
 
 from protocol import codec
 from protocol import messages as m
+from protocol.ai_ratings import LEVEL_RATINGS
 from protocol.messages import ErrorCode
 from server import identity, names
 from server.connection import Connection
@@ -45,7 +46,9 @@ class Players:
         if token is not None:
             player_id = identity.token_player_id(token)
             player = await store.get_player(player_id) if player_id else None
-            if player is None or not identity.token_matches(token, player.token_hash):
+            if player is None or not identity.token_known(
+                token, player.token_hash, player.sessions
+            ):
                 raise RequestFailed(ErrorCode.BAD_TOKEN, "unknown or revoked token")
             await store.touch_player(player.player_id)
             worker = message.worker_key is not None  # a wrong key was refused above
@@ -55,6 +58,7 @@ class Players:
                 await store.set_player_name(player.player_id, wanted)
                 name = wanted
             conn.player_id = player.player_id
+            handle = player.handle
         else:
             player_id = identity.new_player_id()
             token = identity.new_token(player_id)
@@ -65,6 +69,7 @@ class Players:
             await self._limits.count_new_player(conn, worker=message.worker_key is not None)
             await store.create_player(player_id, identity.hash_token(token), name)
             conn.player_id = player_id
+            handle = None
         conn.name = name
         conn.client = message.client
         conn.is_worker = message.worker_key is not None
@@ -75,8 +80,17 @@ class Players:
                 "name": name,
                 "name_id": names.name_id(name, conn.player_id),
                 "token": token,
+                "handle": handle,
                 "protocol": m.PROTOCOL_VERSION,
                 "server": SERVER_VERSION,
+                # the turn clock a room between people gets when it asks for none (quick
+                # match always): what the lobby shows before a room is made
+                "turn_seconds": self._settings.default_turn_seconds,
+                # how long a person of a room between people may be away before the other
+                # may claim the win or call a stand-in: the countdown the other is shown
+                "away_grace": self._settings.disconnect_grace_seconds,
+                # each AI level's rating on the players' scale, shown beside it in the lobby
+                "ai_ratings": dict(LEVEL_RATINGS),
             }
         )
 
@@ -100,6 +114,13 @@ class Players:
                 "recent_hands": await self.recent_hands(20),
                 "my_hands": await self._hand_summaries(mine, public_only=False),
                 "live": await self._live.listing(),
+                # the rooms in play of this player on any device (an account signed in here)
+                "my_rooms": [
+                    {"room": room, "kind": kind}
+                    for room, kind in sorted(
+                        (await self._store.player_rooms(conn.player_id)).items()
+                    )
+                ],
             }
         )
 

@@ -3,7 +3,7 @@ seat marked away when their last connection to it closes."""
 
 from __future__ import annotations
 
-import contextlib
+import logging
 import secrets
 import time
 from typing import Any
@@ -20,6 +20,8 @@ from server.entropy import new_seed
 from server.hub import Hub
 from server.limits import Limits
 from server.live import WATCHERS_TTL_MS
+from server.matchmaking import RatedMatcher
+from server.ratings import Ratings
 from server.requests import Reply, RequestFailed, Then
 from server.room import (
     Room,
@@ -31,6 +33,7 @@ from server.room import (
     bind_stand_in,
     call_stand_in,
     claim_win,
+    close_result,
     create_room,
     join,
     leave,
@@ -43,6 +46,9 @@ from server.room import (
 )
 from server.settings import Settings
 from server.store import QuickMatchStatus, Store
+from server.store.quotas import RoomClaimResult
+
+log = logging.getLogger(__name__)
 
 INVITE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 INVITE_LENGTH = 8
@@ -77,7 +83,11 @@ class Rooms:
         dispatcher: AiDispatcher,
         ai_seats: AiSeatKeeper,
         limits: Limits,
+        ratings: Ratings,
+        matcher: RatedMatcher,
     ) -> None:
+        self._ratings = ratings
+        self._matcher = matcher
         self._limits = limits
         self._store = store
         self._hub = hub
@@ -98,6 +108,8 @@ class Rooms:
         made_before = await self._store.load_room(room_id)
         if made_before is not None:  # a retry of a request that made its room
             return await self._created_before(conn, message, decode_room(made_before[1]))
+        rated = bool(message.rated)
+        creator_rating = await self._rating_to_sit(conn) if rated else None
         claim = await self._limits.claim_room(conn, room_id, ai=message.mode == "ai")
         invite = new_invite_code() if message.mode == "private" else None
         public = bool(message.public)
@@ -116,6 +128,10 @@ class Rooms:
             turn_bank=self._turn_bank(turn_seconds, message.turn_bank),
             public=public,
             watch_token=watch_token,
+            rated=rated,
+            creator_rating=creator_rating,
+            ai_pace=message.ai_pace or "normal",
+            tutorial=bool(message.tutorial),
         )
         await self._commits.create(room, events)
         if invite is not None:
@@ -170,6 +186,10 @@ class Rooms:
                 ErrorCode.INVALID_ARGUMENT, "only an AI worker names the seat it takes"
             )
         player = Seat(player=conn.player_id, name=conn.name)
+        # A rated room seats account holders only, with their rating as they sit down.
+        rating = None
+        if not conn.is_worker and await self._store.handle_of(conn.player_id) is not None:
+            rating = await self._ratings.seat_rating(conn.player_id)
         # A person's free seat by room id alone only in a public room (workers take AI seats).
         by_id = message.invite is None and not conn.is_worker
         seat_box: list[int] = []
@@ -200,7 +220,10 @@ class Rooms:
                     if seat.ai is not None:
                         seat_box.append(index)
                         return bind_ai_seat(room, index, player.player or "")
-            joined, events, taken = join(room, player, now)
+            try:
+                joined, events, taken = join(room, player, now, rating)
+            except RoomError as refusal:
+                raise RequestFailed(ErrorCode(refusal.code), str(refusal)) from None
             seat_box.append(taken)
             return joined, events
 
@@ -219,6 +242,10 @@ class Rooms:
         seat = seat_box[-1]
         if stood_in and stood_in[-1]:  # a person back from a stand-in: no AI wanted there now
             await self._store.drop_ai_lease(room_id, seat)
+        if stood_in and not conn.is_worker:  # a person back in their own seat
+            loaded = await self._store.load_room(room_id)
+            if loaded is not None:
+                await self._ai_seats.person_back(decode_room(loaded[1]))
         if conn.is_worker:
             await self._dispatcher.seat_bound(conn, room_id, seat)
             await self._ai_seats.renew({(room_id, seat)})
@@ -227,18 +254,9 @@ class Rooms:
 
     async def quick_match(self, conn: Connection, message: m.QuickMatch) -> Reply:
         assert conn.player_id is not None
-        room_id = new_room_id()
-        claim = await self._limits.claim_room(conn, room_id)
-        room, events = create_room(
-            room_id=room_id,
-            mode="quick",
-            creator=Seat(player=conn.player_id, name=conn.name),
-            seed=new_seed(),
-            now=time.time(),
-            turn_seconds=self._settings.default_turn_seconds,
-            turn_bank=self._turn_bank(self._settings.default_turn_seconds, None),
-        )
-        await self._commits.create(room, events)
+        if message.rated:
+            return await self._rated_quick_match(conn)
+        room_id, claim = await self._create_quick_room(conn)
         while True:  # each round takes one entry off the queue: it ends
             outcome = await self._store.quick_match(conn.player_id, room_id)
             if outcome.status is not QuickMatchStatus.PAIRED:
@@ -262,9 +280,68 @@ class Rooms:
         history = await self._follow_from_start(conn, outcome.room_id, 0)
         return Reply({"queued": True, "room": outcome.room_id, "seat": 0}, then=history)
 
+    async def _create_quick_room(
+        self, conn: Connection, rating: dict[str, Any] | None = None
+    ) -> tuple[str, RoomClaimResult | None]:
+        """A quick match room of the player's own, counted against their rooms; rated when the
+        player sits down with a ``rating``. Its id and the claim that counts it."""
+        assert conn.player_id is not None
+        room_id = new_room_id()
+        claim = await self._limits.claim_room(conn, room_id)
+        room, events = create_room(
+            room_id=room_id,
+            mode="quick",
+            creator=Seat(player=conn.player_id, name=conn.name),
+            seed=new_seed(),
+            now=time.time(),
+            turn_seconds=self._settings.default_turn_seconds,
+            turn_bank=self._turn_bank(self._settings.default_turn_seconds, None),
+            rated=rating is not None,
+            creator_rating=rating,
+        )
+        await self._commits.create(room, events)
+        return room_id, claim
+
+    async def _rating_to_sit(self, conn: Connection) -> dict[str, Any]:
+        """The rating an account holder sits down with in a rated room, or
+        ``account_required``."""
+        assert conn.player_id is not None
+        if conn.is_worker or await self._store.handle_of(conn.player_id) is None:
+            raise RequestFailed(
+                ErrorCode.ACCOUNT_REQUIRED,
+                "rated matches are for account holders: keep your player first",
+            )
+        return await self._ratings.seat_rating(conn.player_id)
+
+    async def _rated_quick_match(self, conn: Connection) -> Reply:
+        """Wait for a rated opponent in a room of one's own; the matcher seats one there, or
+        seats this player in theirs (this room then points at it: ``next_room``)."""
+        assert conn.player_id is not None
+        rating = await self._rating_to_sit(conn)
+        left = await self._ratings.cooldown_left(conn.player_id)
+        if left > 0:
+            raise RequestFailed(
+                ErrorCode.RATED_COOLDOWN,
+                f"you walked out of rated matches: the rated queue opens again in {left} s",
+                {"seconds": left},
+            )
+        room_id, claim = await self._create_quick_room(conn, rating)
+        entry = {"room": room_id, "rating": rating["rating"], "rd": rating["rd"], "name": conn.name}
+        entry["shown"] = rating["shown"]
+        queued, _ = await self._store.rated_join(conn.player_id, entry)
+        if not queued:
+            await self._limits.unclaim(conn, room_id, claim)
+            await self._store.expire_room(room_id, 1)
+            raise RequestFailed(ErrorCode.ALREADY_IN_QUEUE, "you are already waiting for a match")
+        history = await self._follow_from_start(conn, room_id, 0)
+        await self._matcher.run_once()
+        return Reply({"queued": True, "room": room_id, "seat": 0, "rated": True}, then=history)
+
     async def cancel_quick_match(self, conn: Connection, message: m.CancelQuickMatch) -> Reply:
         assert conn.player_id is not None
         room_id = await self._store.cancel_quick_match(conn.player_id)
+        if room_id is None:
+            room_id = await self._store.rated_cancel(conn.player_id)
         if room_id is not None:
             await self._commits.change(room_id, lambda room, now: leave(room, 0, now), actor=0)
             await self._hub.unfollow(conn, room_id)
@@ -307,6 +384,7 @@ class Rooms:
             )
             if room.seats[owner].stand_in is not None:
                 await self._store.drop_ai_lease(message.room, owner)
+            await self._ai_seats.person_back(room)
             seat = owner
         if message.last_seq > version:
             raise RequestFailed(
@@ -379,6 +457,16 @@ class Rooms:
             return claim_win(room, _own_seat(room, player_id), now, grace)
 
         version = await self._commits.change(message.room, claim, actor=None)
+        return Reply({"room": message.room, "seq": version})
+
+    async def close_result(self, conn: Connection, message: m.CloseResult) -> Reply:
+        """The player closed the last hand's result: a turn of theirs that waited starts."""
+        player_id = conn.player_id or ""
+
+        def close(room: Room, now: float) -> tuple[Room, list[dict[str, Any]]]:
+            return close_result(room, _own_seat(room, player_id), message.hand, now)
+
+        version = await self._commits.change(message.room, close, actor=None)
         return Reply({"room": message.room, "seq": version})
 
     async def call_stand_in(self, conn: Connection, message: m.CallStandIn) -> Reply:
@@ -454,8 +542,14 @@ class Rooms:
                 return room, []
             return mark_away(room, seat, now)
 
-        with contextlib.suppress(RequestFailed):
+        try:
             await self._commits.change(room_id, away, actor=None)
+        except RequestFailed as failure:
+            if failure.code is not ErrorCode.NOT_FOUND:  # a room gone has nobody to tell
+                log.warning(
+                    "seat not marked away",
+                    extra={"room": room_id, "seat": seat, "code": failure.code.value},
+                )
 
     async def _follow_from_start(self, conn: Connection, room_id: str, seat: int) -> Then:
         """Follow the room from its creation on; returns the sending of its history so far,

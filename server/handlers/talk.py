@@ -3,7 +3,9 @@ fixed list of ``protocol.talk``, from a person seated in the room to the other s
 
 Nothing is stored: the seat's allowance is spent and the ``said`` frame published on the
 room's channel in one step (``Store.say``); each process's hub hands it to the other seat's
-connections (``Hub.deliver_said``).
+connections (``Hub.deliver_said``). Between two players of whom one blocked the other
+(``server.blocking``) the allowance is spent and the reply is the same, but nothing is
+published: the sender cannot tell.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from protocol import messages as m
 from protocol.messages import ErrorCode
 from server import metrics
 from server.blobs import decode_room
+from server.blocking import either_blocks
 from server.connection import Connection
 from server.hub import Hub
 from server.requests import Reply, RequestFailed
@@ -45,12 +48,15 @@ class Talk:
         at = int(time.time() * 1000)
         said = m.Said(room=message.room, seat=seat, phrase=message.phrase, at=at)
         settings = self._settings
+        other = room.seats[1 - seat].player
+        blocked = other is not None and await either_blocks(self._store, conn.player_id, other)
         result = await self._store.say(
             message.room,
             seat,
             codec.encode(said, validate=False),
             burst=settings.talk_burst,
             every_seconds=settings.talk_seconds,
+            deliver=not blocked,
         )
         if result.status is TalkStatus.MISSING:
             raise RequestFailed(ErrorCode.NOT_FOUND, f"no room {message.room}")

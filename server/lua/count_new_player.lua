@@ -1,5 +1,6 @@
 -- count_new_player.lua: count one new player from a client address, unless the address made
--- its quota this minute.
+-- its quota this minute. (Also any count within a window: the sign-in attempts of an address
+-- or an account, signin-address:ADDR and signin-account:ID.)
 --
 -- KEYS[1]  new-players:ADDR    players created from the address in the current window
 -- ARGV[1]  most new players per window

@@ -7,9 +7,11 @@
 -- ARGV[2]  one message comes back every this many milliseconds
 -- ARGV[3]  published payload: "said:<seat>:" .. the encoded said frame
 -- ARGV[4]  "SPUBLISH" (sharded pub/sub: a Redis Cluster) or "PUBLISH" (one Redis)
+-- ARGV[5]  "1" to publish, "0" to spend the allowance only (a message dropped because one of
+--          the two players blocked the other: spent alike, so the sender cannot tell)
 --
 -- A token bucket on Redis's clock, so every server process and every connection of the seat
--- spends from the same allowance. Returns {1, 0} when published, {0, retry_ms} when the
+-- spends from the same allowance. Returns {1, 0} when published (or dropped), {0, retry_ms} when the
 -- allowance is spent (nothing published), {-1, 0} when there is no such room.
 
 if redis.call('EXISTS', KEYS[2]) == 0 then
@@ -35,5 +37,7 @@ local publish = 'PUBLISH'
 if ARGV[4] == 'SPUBLISH' then
   publish = 'SPUBLISH'
 end
-redis.call(publish, KEYS[3], ARGV[3])
+if ARGV[5] ~= '0' then
+  redis.call(publish, KEYS[3], ARGV[3])
+end
 return {1, 0}

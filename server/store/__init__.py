@@ -5,7 +5,7 @@ the Lua scripts in ``server/lua/``. Values are ``bytes`` the caller encodes.
 """
 
 from server.store._base import ReplicationTimeout, StoreConfig
-from server.store.ai import AiSeatRequest
+from server.store.ai import AiQueueSummary, AiSeatRequest, QueuedSeat
 from server.store.core import Store
 from server.store.errors import store_unavailable
 from server.store.feed import (
@@ -21,10 +21,13 @@ from server.store.hands import HandRecord
 from server.store.lobby import QuickMatch, QuickMatchStatus
 from server.store.players import Player
 from server.store.quotas import RoomClaim, RoomClaimResult
+from server.store.resp import redact
+from server.store.reviews import ReviewStatus
 from server.store.rooms import CommitResult, CommitStatus
 from server.store.talk import TalkResult, TalkStatus
 
 __all__ = [
+    "AiQueueSummary",
     "AiSeatRequest",
     "CommitResult",
     "CommitStatus",
@@ -32,9 +35,11 @@ __all__ = [
     "FeedReconnected",
     "HandRecord",
     "Player",
+    "QueuedSeat",
     "QuickMatch",
     "QuickMatchStatus",
     "ReplicationTimeout",
+    "ReviewStatus",
     "RoomClaim",
     "RoomClaimResult",
     "RoomFeed",
@@ -46,5 +51,6 @@ __all__ = [
     "TalkStatus",
     "decode_room_message",
     "encode_room_message",
+    "redact",
     "store_unavailable",
 ]

@@ -34,10 +34,24 @@ SCRIPT_NAMES = (
     "hash_update",
     "hash_incr",
     "claim_ai_leases",
+    "take_ai_seats",
     "claim_room",
     "count_new_player",
     "touch_player",
     "say",
+    "claim_review",
+    "take_review",
+    "claim_handle",
+    "release_handle",
+    "add_session",
+    "revoke_sessions",
+    "rate_player",
+    "leaderboard_put",
+    "leaderboard_top",
+    "abandon",
+    "rated_join",
+    "rated_cancel",
+    "rated_pair",
 )
 
 
@@ -59,10 +73,24 @@ class Scripts:
         self.hash_update = self._register(redis, "hash_update")
         self.hash_incr = self._register(redis, "hash_incr")
         self.claim_ai_leases = self._register(redis, "claim_ai_leases")
+        self.take_ai_seats = self._register(redis, "take_ai_seats")
         self.claim_room = self._register(redis, "claim_room")
         self.count_new_player = self._register(redis, "count_new_player")
         self.touch_player = self._register(redis, "touch_player")
         self.say = self._register(redis, "say")
+        self.claim_review = self._register(redis, "claim_review")
+        self.take_review = self._register(redis, "take_review")
+        self.claim_handle = self._register(redis, "claim_handle")
+        self.release_handle = self._register(redis, "release_handle")
+        self.add_session = self._register(redis, "add_session")
+        self.revoke_sessions = self._register(redis, "revoke_sessions")
+        self.rate_player = self._register(redis, "rate_player")
+        self.leaderboard_put = self._register(redis, "leaderboard_put")
+        self.leaderboard_top = self._register(redis, "leaderboard_top")
+        self.abandon = self._register(redis, "abandon")
+        self.rated_join = self._register(redis, "rated_join")
+        self.rated_cancel = self._register(redis, "rated_cancel")
+        self.rated_pair = self._register(redis, "rated_pair")
 
     @staticmethod
     def _register(redis: Client, name: str) -> AsyncScript:

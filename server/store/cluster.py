@@ -37,6 +37,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from server import keys
 from server.store.config import StoreConfig
 from server.store.direct import DirectConnection
+from server.store.resp import Endpoint, redact, tls_context
 from server.store.slots import Arg, Command, CrossSlotError, slot_of
 
 __all__ = ["Address", "ClusterConnection", "node_url", "startup_nodes"]
@@ -49,10 +50,14 @@ _RETRY_LATER = ("CLUSTERDOWN", "TRYAGAIN", "MASTERDOWN", "LOADING")
 
 
 def startup_nodes(url: str) -> list[Address]:
-    """The nodes a cluster URL names: ``redis://HOST:PORT[,HOST:PORT...]/0``."""
+    """The nodes a cluster URL names: ``redis://HOST:PORT[,HOST:PORT...]/0`` (``rediss://``
+    for TLS)."""
     scheme, sep, rest = url.partition("://")
-    if not sep or scheme != "redis":
-        raise ValueError(f"a cluster URL is redis://HOST:PORT[,HOST:PORT...]/0, got {url!r}")
+    if not sep or scheme not in ("redis", "rediss"):
+        raise ValueError(
+            f"a cluster URL is redis://HOST:PORT[,HOST:PORT...]/0 or rediss://..., "
+            f"got {redact(url)!r}"
+        )
     authority = rest.partition("/")[0]
     hosts = authority.rpartition("@")[2]
     nodes: list[Address] = []
@@ -80,6 +85,8 @@ class ClusterConnection:
         self._config = config
         # Node connections do not retry by themselves: a retry may have to go elsewhere.
         self._node_config = dataclasses.replace(config, retries=0)
+        #: One TLS context for every node (``rediss://``): the CA is read once.
+        self._tls = tls_context(config) if url.startswith("rediss://") else None
         self._nodes: dict[Address, DirectConnection] = {}
         self._owners: list[Address | None] = [None] * keys.SLOTS
         self._known: list[Address] = list(self._seeds)
@@ -146,9 +153,13 @@ class ClusterConnection:
     def _node(self, address: Address) -> DirectConnection:
         node = self._nodes.get(address)
         if node is None:
-            node = DirectConnection(node_url(self._url, address), self._node_config)
+            node = DirectConnection(self.endpoint(address), self._node_config)
             self._nodes[address] = node
         return node
+
+    def endpoint(self, address: Address) -> Endpoint:
+        """The endpoint of one node: the URL's credentials, its TLS context."""
+        return Endpoint.of(node_url(self._url, address), self._config, self._tls)
 
     # -- commands ----------------------------------------------------------------------------
 

@@ -70,6 +70,15 @@ class StoreConfig:
     connection) before it fails with ``ReplicationTimeout``. A shard that just failed over has
     no replica until its old master is back: long enough for a restart."""
 
+    # -- TLS (``rediss://`` URLs; ``GIN_REDIS_CA``, ``GIN_REDIS_CERT``, ``GIN_REDIS_KEY``) ------
+    tls_ca: str | None = None
+    """A PEM file of the CAs that sign Redis's certificate; None: the system's (which
+    honours ``SSL_CERT_FILE``)."""
+    tls_cert: str | None = None
+    """A PEM client certificate, for a Redis that asks for one (``tls-auth-clients``)."""
+    tls_key: str | None = None
+    """The client certificate's private key (PEM; None: it is in ``tls_cert``)."""
+
     def __post_init__(self) -> None:
         if self.request_keys_max < 1 or self.request_ttl_seconds <= 0:
             raise ValueError("request_keys_max must be >= 1 and request_ttl_seconds positive")
@@ -77,3 +86,5 @@ class StoreConfig:
             raise ValueError("block_chunk_ms must be positive and shorter than socket_timeout")
         if self.wait_replicas < 0 or self.wait_timeout_ms < 1:
             raise ValueError("wait_replicas must be >= 0 and wait_timeout_ms >= 1")
+        if self.tls_key is not None and self.tls_cert is None:
+            raise ValueError("a TLS client key needs its certificate (GIN_REDIS_CERT, tls_cert)")

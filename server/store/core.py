@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from types import TracebackType
+from typing import Any
 
 from redis.asyncio import BlockingConnectionPool, Redis
 from redis.asyncio.cluster import ClusterNode, RedisCluster
@@ -11,21 +12,40 @@ from redis.backoff import ExponentialWithJitterBackoff
 from redis.exceptions import RedisError
 
 from server.store._base import StoreConfig, socket_options
+from server.store.accounts import AccountOps
 from server.store.ai import AiOps
+from server.store.blocks import BlockOps
 from server.store.cluster import ClusterConnection, node_url, startup_nodes
-from server.store.direct import DirectConnection, supports
+from server.store.direct import DirectConnection
 from server.store.feed import RoomFeed
 from server.store.hands import HandOps
 from server.store.live import LiveOps
 from server.store.lobby import LobbyOps
+from server.store.moderation import ModerationOps
 from server.store.players import PlayerOps
 from server.store.quotas import QuotaOps
+from server.store.ratings import RatingOps
+from server.store.reviews import ReviewOps
 from server.store.rooms import RoomOps
 from server.store.sharded_feed import ShardedRoomFeed
 from server.store.talk import TalkOps
 
 
-class Store(RoomOps, PlayerOps, LobbyOps, LiveOps, HandOps, AiOps, QuotaOps, TalkOps):
+class Store(
+    RoomOps,
+    PlayerOps,
+    AccountOps,
+    LobbyOps,
+    LiveOps,
+    HandOps,
+    AiOps,
+    QuotaOps,
+    TalkOps,
+    RatingOps,
+    ReviewOps,
+    BlockOps,
+    ModerationOps,
+):
     """All Redis access of a server process (async; redis-py ``redis.asyncio``).
 
     Values are ``bytes`` blobs the caller encodes (the store never decodes them) and ids
@@ -40,26 +60,27 @@ class Store(RoomOps, PlayerOps, LobbyOps, LiveOps, HandOps, AiOps, QuotaOps, Tal
     (``PlayerOps``), invites and quick match (``LobbyOps``), finished hands (``HandOps``), AI
     seat requests (``AiOps``), the live rooms and their watcher counts (``LiveOps``), quotas
     of rooms per player and players per address (``QuotaOps``), quick messages between the
-    players (``TalkOps``).
+    players (``TalkOps``), accounts: handles, credentials, sessions (``AccountOps``), ratings,
+    the leaderboard, rated quick match and abandonments (``RatingOps``), blocks
+    (``BlockOps``), reports and bans (``ModerationOps``).
     """
 
     @classmethod
     async def connect(cls, url: str, config: StoreConfig | None = None) -> Store:
-        """Connect to Redis at ``url`` (``redis://host:port/db`` or
-        ``unix:///path/redis.sock?db=N``; with ``StoreConfig.cluster``, any node or nodes of a
-        Redis Cluster: ``redis://host:port[,host:port...]/0``), load the Lua scripts and
-        create the AI consumer group. Raises redis ConnectionError if Redis cannot be
-        reached."""
+        """Connect to Redis at ``url`` (``redis://[USER:PASSWORD@]host:port/db``,
+        ``rediss://...`` for TLS, or ``unix:///path/redis.sock?db=N``; with
+        ``StoreConfig.cluster``, any node or nodes of a Redis Cluster:
+        ``redis[s]://host:port[,host:port...]/0``), load the Lua scripts and create the AI
+        consumer group. Raises redis ConnectionError if Redis cannot be reached, ValueError
+        for a URL of another scheme."""
         config = config or StoreConfig()
-        if config.wait_replicas and not supports(url):
-            raise ValueError("waiting for replicas needs a redis:// or unix:// URL")
         if config.cluster:
+            direct: DirectConnection | ClusterConnection = ClusterConnection(url, config)
             store = cls(_cluster_client(url, config), url, config)
-            store._direct = ClusterConnection(url, config)
         else:
+            direct = DirectConnection(url, config)
             store = cls(_pooled_client(url, config), url, config)
-            if supports(url):
-                store._direct = DirectConnection(url, config)
+        store._direct = direct
         try:
             await store._scripts.load()
             await store.ensure_ai_group()
@@ -115,8 +136,23 @@ def _pooled_client(url: str, config: StoreConfig) -> Redis:
         socket_timeout=config.socket_timeout,
         retry=Retry(ExponentialWithJitterBackoff(base=0.05, cap=1.0), config.retries),
         **socket_options(url),
+        **_tls_options(url, config),
     )
     return Redis.from_pool(pool)
+
+
+def _tls_options(url: str, config: StoreConfig) -> dict[str, Any]:
+    """redis-py's TLS options for a ``rediss://`` URL: the CA and client certificate of
+    ``config``, the host name checked, as on the store's own connections
+    (``server.store.resp.tls_context``)."""
+    if not url.startswith("rediss://"):
+        return {}
+    return {
+        "ssl_ca_certs": config.tls_ca,
+        "ssl_certfile": config.tls_cert,
+        "ssl_keyfile": config.tls_key,
+        "ssl_check_hostname": True,
+    }
 
 
 def _cluster_client(url: str, config: StoreConfig) -> RedisCluster:
@@ -135,4 +171,5 @@ def _cluster_client(url: str, config: StoreConfig) -> RedisCluster:
         socket_timeout=config.socket_timeout,
         retry=Retry(ExponentialWithJitterBackoff(base=0.05, cap=1.0), retries),
         socket_keepalive=True,
+        **_tls_options(url, config),
     )

@@ -17,26 +17,27 @@ commands in flight with redis-py's ``ConnectionError``, a command that gets no r
 connection. A ``LOADING`` reply (a restarted Redis still reading its data; the command did
 not run) is retried the same way. Other error replies are returned as ``ResponseError``
 instances for the caller to raise.
+
+The connection itself (TCP, TLS for ``rediss://``, a Unix socket; AUTH and SELECT first) is
+``server.store.resp``'s, shared with the room feed's subscriber.
 """
 
 from __future__ import annotations
 
 import asyncio
 import collections
-import contextlib
 import logging
-import socket
 from collections.abc import Callable, Sequence
-from typing import Any, cast
+from typing import Any
 
 import hiredis
-from redis.asyncio.connection import parse_url
 from redis.backoff import ExponentialWithJitterBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from server.store.config import StoreConfig
+from server.store.resp import Endpoint, RespProtocol, open_wire, pack, setup_commands, supports
 from server.store.slots import Arg, Command
 
 __all__ = ["DirectConnection", "supports"]
@@ -46,24 +47,6 @@ log = logging.getLogger(__name__)
 
 def _loading(reply: object) -> bool:
     return isinstance(reply, ResponseError) and str(reply).startswith("LOADING")
-
-
-def keep_alive(transport: asyncio.BaseTransport) -> None:
-    """TCP keepalive on a Redis connection (a dead peer is noticed even when idle)."""
-    sock = transport.get_extra_info("socket")
-    if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
-        with contextlib.suppress(OSError):  # a socket that refuses keepalive still works
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
-
-
-def _pack(args: Command) -> bytes:
-    packed: bytes = hiredis.pack_command(cast(Any, args))  # the stub types a 1-tuple
-    return packed
-
-
-def supports(url: str) -> bool:
-    """True for the URLs this connection serves (plain TCP or a Unix socket; not TLS)."""
-    return url.startswith(("redis://", "unix://"))
 
 
 async def _replies(waiters: list[asyncio.Future[Any]]) -> list[Any]:
@@ -83,16 +66,15 @@ async def _replies(waiters: list[asyncio.Future[Any]]) -> list[Any]:
     return replies
 
 
-class _Wire(asyncio.Protocol):
+class _Wire(RespProtocol):
     """One open connection: commands out, replies in, matched first in, first out."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop, timeout: float) -> None:
+        super().__init__()
         self._loop = loop
         self._timeout = timeout
-        self._reader = hiredis.Reader(replyError=ResponseError)
         self._waiters: collections.deque[asyncio.Future[Any]] = collections.deque()
         self._sent: collections.deque[float] = collections.deque()
-        self._transport: asyncio.Transport | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._out: list[bytes] = []
         #: Run once the commands queued meanwhile are written (``send(..., written=...)``).
@@ -103,11 +85,7 @@ class _Wire(asyncio.Protocol):
     def usable(self) -> bool:
         return self.lost is None and self._transport is not None
 
-    # -- asyncio.Protocol
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self._transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
-        keep_alive(transport)
+    # -- asyncio.Protocol (connection_made, connection_lost: RespProtocol's)
 
     def data_received(self, data: bytes) -> None:
         reader = self._reader
@@ -125,10 +103,7 @@ class _Wire(asyncio.Protocol):
                 if not waiter.done():  # a cancelled caller's reply is dropped
                     waiter.set_result(reply)
         except hiredis.ProtocolError as error:
-            self._fail(RedisConnectionError(f"bad reply from Redis: {error}"))
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._fail(RedisConnectionError(f"connection to Redis lost: {exc or 'closed'}"))
+            self._protocol_error(error)
 
     # -- commands
 
@@ -192,27 +167,15 @@ class _Wire(asyncio.Protocol):
         for waiter in waiters:
             if not waiter.done():
                 waiter.set_exception(error)
-        if self._transport is not None:
-            self._transport.abort()
-
-    def close(self) -> None:
-        self._fail(RedisConnectionError("connection closed"))
+        super()._fail(error)
 
 
 class DirectConnection:
     """A lazily opened, pipelined connection (see the module doc); safe to share between tasks
     of one event loop. ``await execute(*args)`` returns the reply or raises."""
 
-    def __init__(self, url: str, config: StoreConfig) -> None:
-        if not supports(url):
-            raise ValueError(f"unsupported Redis URL for a direct connection: {url}")
-        options = parse_url(url)
-        self._host: str = options.get("host", "127.0.0.1")
-        self._port: int = int(options.get("port", 6379))
-        self._path: str | None = options.get("path")
-        self._db = int(options.get("db", 0) or 0)
-        self._username: str | None = options.get("username")
-        self._password: str | None = options.get("password")
+    def __init__(self, url: str | Endpoint, config: StoreConfig) -> None:
+        self._endpoint = url if isinstance(url, Endpoint) else Endpoint.of(url, config)
         self._config = config
         self._backoff = ExponentialWithJitterBackoff(base=0.05, cap=1.0)
         self._wire: _Wire | None = None
@@ -233,7 +196,7 @@ class DirectConnection:
         command that must follow another on the same connection (``WAIT`` after a write)
         never lands on a connection that did not carry the write. ``written`` runs as in
         ``execute``, once, after the first write that sends them."""
-        packed = b"".join(_pack(command) for command in commands)
+        packed = b"".join(pack(command) for command in commands)
         failures = 0
         while True:
             try:
@@ -276,21 +239,13 @@ class DirectConnection:
     async def _connect(self) -> _Wire:
         loop = asyncio.get_running_loop()
         wire = _Wire(loop, self._config.socket_timeout)
-        if self._path is not None:
-            connecting = loop.create_unix_connection(lambda: wire, self._path)
-        else:
-            connecting = loop.create_connection(lambda: wire, self._host, self._port)
-        await asyncio.wait_for(connecting, self._config.socket_connect_timeout)
-        setup: list[asyncio.Future[Any]] = []
-        if self._password is not None:
-            auth = ("AUTH", self._username, self._password) if self._username else None
-            setup.append(wire.send(_pack(auth or ("AUTH", self._password))))
-        if self._db:
-            setup.append(wire.send(_pack(("SELECT", self._db))))
-        for reply in await asyncio.gather(*setup):
-            if isinstance(reply, Exception):
-                wire.close()
-                raise RedisConnectionError(f"Redis refused the connection setup: {reply}")
+        await open_wire(self._endpoint, lambda: wire, self._config.socket_connect_timeout)
+        setup = setup_commands(self._endpoint)
+        if setup:  # AUTH and SELECT in one write, their replies checked before any command
+            for reply in await _replies(wire.send_many(b"".join(map(pack, setup)), len(setup))):
+                if isinstance(reply, Exception):
+                    wire.close()
+                    raise RedisConnectionError(f"Redis refused the connection setup: {reply}")
         if self._closed:
             wire.close()
             raise RedisConnectionError("the store is closed")

@@ -22,8 +22,8 @@ first, then load the room, then apply only updates above the loaded version.
 
 The connection is ``server.store.subscriber``'s: an ``asyncio.Protocol`` parsing Redis's
 replies with hiredis and handing each one to the feed as it arrives (a message costs a
-parse, a decode and a queue put, no task wake-up of its own). For URLs it does not serve
-(TLS), redis-py's ``PubSub`` reads them instead, with the same behaviour.
+parse, a decode and a queue put, no task wake-up of its own), on every URL the store
+takes (``redis://``, ``rediss://``, ``unix://``).
 """
 
 from __future__ import annotations
@@ -37,13 +37,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from types import TracebackType
 
-from redis.asyncio import Redis
-from redis.asyncio.retry import Retry
-from redis.backoff import NoBackoff
-
 from server import keys
-from server.store._base import StoreConfig, socket_options
-from server.store.subscriber import FeedSink, Subscriber, open_subscriber, supports
+from server.store._base import StoreConfig
+from server.store.resp import Endpoint
+from server.store.subscriber import FeedSink, Subscriber, open_subscriber
 from server.store.talk import SAID_PREFIX
 
 __all__ = [
@@ -128,6 +125,7 @@ class RoomFeed:
     def __init__(self, url: str, config: StoreConfig | None = None) -> None:
         self._url = url
         self._config = config or StoreConfig()
+        self._endpoint: Endpoint | None = None  # made at the first connect (its TLS context)
         self._own_channel = keys.feed_channel(uuid.uuid4().hex).encode()
         self._rooms: set[str] = set()
         self._channels: dict[bytes, str] = {}  # the rooms' channels -> room ids
@@ -272,13 +270,11 @@ class RoomFeed:
 
     async def _connect(self, *, resync: bool) -> _Link:
         self._confirmed.clear()
-        link: _Link
-        if supports(self._url):
-            link = _WireLink(await open_subscriber(self._url, self._config, self._sink))
-        else:
-            link = _PubSubLink(self._url, self._config, self._sink)
+        if self._endpoint is None:
+            self._endpoint = Endpoint.of(self._url, self._config)
+        link: _Link = _WireLink(await open_subscriber(self._endpoint, self._config, self._sink))
         try:
-            await link.subscribe(self._own_channel)  # the redis-py link connects here
+            await link.subscribe(self._own_channel)
             rooms = list(self._channels)
             # Confirmations arrive in order: the last one completes the resubscription.
             self._resync_after = (rooms[-1] if rooms else self._own_channel) if resync else None
@@ -382,59 +378,3 @@ class _WireLink:
 
     async def close(self) -> None:
         self._wire.close()
-
-
-class _PubSubLink:
-    """redis-py's PubSub, for the URLs the hiredis connection does not serve (TLS)."""
-
-    def __init__(self, url: str, config: StoreConfig, sink: FeedSink) -> None:
-        # No retries inside redis-py: every connection error reaches RoomFeed._run, which
-        # builds a new connection and then reports FeedReconnected (nothing reconnects
-        # behind our back).
-        self._client = Redis.from_url(
-            url,
-            protocol=2,
-            retry=Retry(NoBackoff(), 0),
-            socket_connect_timeout=config.socket_connect_timeout,
-            socket_timeout=config.socket_timeout,
-            **socket_options(url),
-        )
-        self._pubsub = self._client.pubsub()
-        self._ping_interval = config.feed_ping_interval
-        self._sink = sink
-
-    async def subscribe(self, *channels: bytes) -> None:
-        await self._pubsub.subscribe(*channels)
-
-    async def unsubscribe(self, *channels: bytes) -> None:
-        await self._pubsub.unsubscribe(*channels)
-
-    async def serve(self) -> None:
-        pubsub, sink = self._pubsub, self._sink
-        pinged = False
-        while True:
-            message = await pubsub.get_message(timeout=self._ping_interval)
-            if message is None:
-                if pinged:
-                    raise ConnectionError("Redis did not answer the feed's PING")
-                await pubsub.ping()
-                pinged = True
-                continue
-            pinged = False
-            kind = message["type"]
-            if kind == "message":
-                sink.message(message["channel"], message["data"])
-            elif kind == "subscribe":
-                sink.subscribed(message["channel"])
-            elif kind == "unsubscribe":
-                sink.unsubscribed(message["channel"])
-
-    async def close(self) -> None:
-        try:
-            await self._pubsub.aclose()  # type: ignore[no-untyped-call]
-        except Exception as exc:
-            log.debug("closing the feed's pub/sub: %s", exc)
-        try:
-            await self._client.aclose()
-        except Exception as exc:
-            log.debug("closing the feed's client: %s", exc)

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from server import keys
-from server.store._base import StoreBase, as_bytes, as_text, check_blob, check_positive
+from server.store._base import StoreBase, as_bytes, as_text, check_blob, check_positive, check_text
 from server.store.slots import Command
 
 
@@ -83,6 +83,22 @@ class HandOps(StoreBase):
         if index != keys.hands_recent():
             commands.append(("EXPIRE", index, ttl))
         await self._together(*commands)
+
+    async def save_match(self, player_id: str, entry: str, finished_at: float) -> None:
+        """List a finished match in the person's ``matches:player:ID`` (``entry``: its JSON,
+        the same for the same match, so writing it again only moves its time), trimmed like
+        their hands."""
+        check_text(entry, "entry", 4096)
+        check_positive(finished_at, "finished_at")
+        await self._list_hand(keys.player_matches(player_id), entry, finished_at)
+
+    async def player_matches(self, player_id: str, limit: int = 20) -> list[tuple[str, float]]:
+        """One person's finished matches: (JSON entry, finish time), newest first."""
+        check_positive(limit, "limit")
+        entries = await self._redis.zrevrange(
+            keys.player_matches(player_id), 0, int(limit) - 1, withscores=True
+        )
+        return [(as_text(pair[0]), float(pair[1])) for pair in entries]
 
     async def hand_exists(self, hand_id: str) -> bool:
         return bool(await self._fast("EXISTS", keys.hand(hand_id)))

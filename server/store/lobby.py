@@ -8,6 +8,10 @@ from enum import StrEnum
 from server import keys
 from server.store._base import StoreBase, as_text, check_positive
 
+#: The longest waiting players a joiner is paired with the first of, past any they blocked or
+#: who blocked them.
+LOOKED_AT = 32
+
 
 class QuickMatchStatus(StrEnum):
     PAIRED = "paired"
@@ -60,14 +64,16 @@ class LobbyOps(StoreBase):
         creates it first (one free seat), so whoever pairs with them later just joins it, and
         the waiting player's server learns of it from that room's feed. When the result is
         PAIRED the caller joins ``result.room_id`` and may expire its own offered room. A
-        player is never paired with themselves and never queued twice (WAITING).
+        player is never paired with themselves, nor with someone either of them blocked
+        (``server.blocking``: the next of the ``LOOKED_AT`` longest waiting is taken), and never
+        queued twice (WAITING).
         """
         keys.check_id(player_id, "player id")
         keys.check_id(room_id, "room id")
         reply = await self._run_script(
             self._scripts.quick_match,
-            [keys.quickmatch_queue(), keys.quickmatch_rooms()],
-            [player_id, room_id],
+            [keys.quickmatch_queue(), keys.quickmatch_rooms(), keys.quickmatch_blocked()],
+            [player_id, room_id, LOOKED_AT],
         )
         status = QuickMatchStatus(as_text(reply[0]))
         if status is QuickMatchStatus.PAIRED:
@@ -86,5 +92,6 @@ class LobbyOps(StoreBase):
         return None if reply is None else as_text(reply)
 
     async def quick_match_waiting(self) -> int:
-        """How many players wait in the quick-match queue, for metrics (0 or 1 in practice)."""
+        """How many players wait in the quick-match queue, for metrics (0 or 1 in practice;
+        more only while players who blocked one another wait)."""
         return int(await self._redis.zcard(keys.quickmatch_queue()))

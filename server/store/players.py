@@ -19,6 +19,10 @@ class Player:
     name: str
     created: float
     stats: dict[str, int] = field(default_factory=dict)
+    #: The hashes of the player's session tokens (an account's, ``server.store.accounts``).
+    sessions: frozenset[str] = frozenset()
+    #: The account's handle (display form); None for a guest.
+    handle: str | None = None
 
 
 def _stats_of(fields: dict[str, str]) -> dict[str, int]:
@@ -78,6 +82,8 @@ class PlayerOps(StoreBase):
             name=fields.get("name", ""),
             created=float(fields.get("created", "0")),
             stats=_stats_of(fields),
+            sessions=frozenset(f[8:] for f in fields if f.startswith("session:")),
+            handle=fields.get("handle"),
         )
 
     async def set_player_name(self, player_id: str, name: str) -> bool:

@@ -25,7 +25,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 
 from server import keys
 from server.store._base import StoreConfig
-from server.store.cluster import Address, ClusterConnection, node_url
+from server.store.cluster import Address, ClusterConnection
 from server.store.feed import FeedReconnected, RoomFeed
 from server.store.subscriber import FeedSink, Subscriber, open_subscriber
 
@@ -243,10 +243,10 @@ class _Shard:
         config = self.feed._config
         delay = config.feed_reconnect_min
         sink = FeedSink(self.feed.on_message, self._subscribed, self._unsubscribed)
-        url = node_url(self.feed._url, self.address)
+        endpoint = self.feed._cluster.endpoint(self.address)
         while not self._stopped:
             try:
-                wire = await open_subscriber(url, config, sink, sharded=True)
+                wire = await open_subscriber(endpoint, config, sink, sharded=True)
                 self._wire = wire
                 if self.channels:
                     wire.subscribe(*self.channels)

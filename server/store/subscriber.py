@@ -7,9 +7,11 @@ move's commit comes back through the feed, so that was a noticeable share of a m
 the feed (``FeedSink``) synchronously, in the order Redis sent them: room messages,
 subscribe and unsubscribe confirmations. Nothing else runs per message.
 
-The connection sends AUTH (with the URL's username and password) and SELECT (the URL's
-database) before its first SUBSCRIBE, all in one write; a refused setup, an error reply, a
-protocol error or a lost socket closes the connection and resolves ``lost`` with the reason.
+The connection (TCP, TLS for ``rediss://``, a Unix socket) is ``server.store.resp``'s, shared
+with the direct connection of the commands. It sends AUTH (with the URL's username and
+password) and SELECT (the URL's database) before its first SUBSCRIBE, all in one write; a
+refused setup, an error reply, a protocol error or a lost socket closes the connection and
+resolves ``lost`` with the reason.
 While the connection is silent it sends a PING every ``ping_interval`` seconds; when no byte
 at all arrived for a whole interval after a PING, Redis is deemed gone and the connection is
 closed the same way. Reconnecting (and subscribing again) is the feed's business.
@@ -19,17 +21,16 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any, NamedTuple, cast
+from typing import NamedTuple
 
 import hiredis
-from redis.asyncio.connection import parse_url
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 
 from server.store.config import StoreConfig
-from server.store.direct import keep_alive, supports
+from server.store.resp import Endpoint, RespProtocol, open_wire, pack, setup_commands
 
-__all__ = ["FeedSink", "Subscriber", "open_subscriber", "supports"]
+__all__ = ["FeedSink", "Subscriber", "open_subscriber"]
 
 _KINDS = {
     False: (b"message", b"subscribe", b"unsubscribe"),
@@ -51,12 +52,7 @@ class FeedSink(NamedTuple):
     """Redis confirmed the end of the subscription to this channel."""
 
 
-def _pack(*args: bytes | str | int) -> bytes:
-    packed: bytes = hiredis.pack_command(cast(Any, args))  # the stub types a 1-tuple
-    return packed
-
-
-class Subscriber(asyncio.Protocol):
+class Subscriber(RespProtocol):
     """One subscribed connection (see the module doc). ``subscribe`` / ``unsubscribe`` write
     at once; ``await lost`` gives the reason the connection ended (an exception instance:
     the future itself never fails, so nobody has to retrieve it)."""
@@ -69,6 +65,7 @@ class Subscriber(asyncio.Protocol):
         *,
         sharded: bool = False,
     ) -> None:
+        super().__init__()
         self._on_message, self._on_subscribed, self._on_unsubscribed = sink
         self._message, self._subscribed, self._unsubscribed = _KINDS[sharded]
         self._subscribe, self._unsubscribe = _COMMANDS[sharded]
@@ -76,8 +73,6 @@ class Subscriber(asyncio.Protocol):
         self._one_per_command = sharded
         self._loop = loop
         self._ping_interval = ping_interval
-        self._reader = hiredis.Reader(replyError=ResponseError)
-        self._transport: asyncio.Transport | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._heard = False
         self._pinged = False
@@ -90,8 +85,7 @@ class Subscriber(asyncio.Protocol):
     # -- asyncio.Protocol
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self._transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
-        keep_alive(transport)
+        super().connection_made(transport)
         self._timer = self._loop.call_later(self._ping_interval, self._tick)
 
     def data_received(self, data: bytes) -> None:
@@ -108,7 +102,7 @@ class Subscriber(asyncio.Protocol):
                 offset += _FEED_STEP
                 self._dispatch(reader)
         except hiredis.ProtocolError as error:
-            self._fail(RedisConnectionError(f"bad reply from Redis: {error}"))
+            self._protocol_error(error)
 
     def _dispatch(self, reader: hiredis.Reader) -> None:
         while True:
@@ -129,9 +123,6 @@ class Subscriber(asyncio.Protocol):
                 return
             # else: +OK of AUTH / SELECT
 
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._fail(RedisConnectionError(f"connection to Redis lost: {exc or 'closed'}"))
-
     # -- commands
 
     def send(self, packed: bytes) -> None:
@@ -148,9 +139,9 @@ class Subscriber(asyncio.Protocol):
         if not channels:
             return
         if self._one_per_command:
-            self.send(b"".join(_pack(name, channel) for channel in channels))
+            self.send(b"".join(pack((name, channel)) for channel in channels))
         else:
-            self.send(_pack(name, *channels))
+            self.send(pack((name, *channels)))
 
     def _tick(self) -> None:
         self._timer = None
@@ -172,40 +163,23 @@ class Subscriber(asyncio.Protocol):
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        if self._transport is not None:
-            self._transport.abort()
-
-    def close(self) -> None:
-        self._fail(RedisConnectionError("connection closed"))
+        super()._fail(error)
 
 
 async def open_subscriber(
-    url: str, config: StoreConfig, sink: FeedSink, *, sharded: bool = False
+    url: str | Endpoint, config: StoreConfig, sink: FeedSink, *, sharded: bool = False
 ) -> Subscriber:
     """Connect to the Redis of ``url`` (``supports(url)`` must hold) and send the connection
     setup: AUTH and SELECT as the URL asks (their replies are checked as they arrive).
     ``sharded``: the connection speaks sharded pub/sub (``SSUBSCRIBE``, Redis 7)."""
-    if not supports(url):
-        raise ValueError(f"unsupported Redis URL for the feed's connection: {url}")
-    options = parse_url(url)
+    endpoint = url if isinstance(url, Endpoint) else Endpoint.of(url, config)
     loop = asyncio.get_running_loop()
-    wire = Subscriber(sink, loop, config.feed_ping_interval, sharded=sharded)
-    path: str | None = options.get("path")
-    if path is not None:
-        connecting = loop.create_unix_connection(lambda: wire, path)
-    else:
-        host: str = options.get("host", "127.0.0.1")
-        port = int(options.get("port", 6379))
-        connecting = loop.create_connection(lambda: wire, host, port)
-    await asyncio.wait_for(connecting, config.socket_connect_timeout)
-    setup = b""
-    password: str | None = options.get("password")
-    if password is not None:
-        username: str | None = options.get("username")
-        setup += _pack("AUTH", username, password) if username else _pack("AUTH", password)
-    db = int(options.get("db", 0) or 0)
-    if db and not sharded:  # a cluster has database 0 only
-        setup += _pack("SELECT", db)
+    wire = await open_wire(
+        endpoint,
+        lambda: Subscriber(sink, loop, config.feed_ping_interval, sharded=sharded),
+        config.socket_connect_timeout,
+    )
+    setup = setup_commands(endpoint, select=not sharded)  # a cluster has database 0 only
     if setup:
-        wire.send(setup)
+        wire.send(b"".join(map(pack, setup)))
     return wire

@@ -49,10 +49,18 @@ class TalkOps(StoreBase):
     """``{room:ID}:talk:SEAT`` allowances, and quick messages on the room's channel."""
 
     async def say(
-        self, room_id: str, seat: int, frame: bytes, *, burst: int, every_seconds: float
+        self,
+        room_id: str,
+        seat: int,
+        frame: bytes,
+        *,
+        burst: int,
+        every_seconds: float,
+        deliver: bool = True,
     ) -> TalkResult:
         """Spend one of the seat's quick messages (``burst`` at once, one more every
-        ``every_seconds``) and publish ``frame`` to the room's followers, atomically."""
+        ``every_seconds``) and publish ``frame`` to the room's followers, atomically; with
+        ``deliver`` False the allowance is spent alike and nothing is published."""
         room_keys = keys.room_keys(room_id)
         check_blob(frame, "frame")
         every_ms = max(1, round(check_positive(every_seconds, "every_seconds") * 1000))
@@ -64,6 +72,7 @@ class TalkOps(StoreBase):
                 every_ms,
                 encode_said_message(seat, frame),
                 self._publish,
+                "1" if deliver else "0",
             ],
             writes=False,
         )

@@ -15,7 +15,7 @@ import contextlib
 import random
 import threading
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any
+from typing import Any, TypeVar
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
@@ -24,6 +24,7 @@ from protocol import codec
 from protocol import messages as m
 
 View = dict[str, Any]
+T = TypeVar("T")
 
 
 class Bot:
@@ -39,6 +40,8 @@ class Bot:
         name: str | None = "Bot",
         worker_key: str | None = None,
         rematch: bool = False,
+        capacity: int = 16,
+        leave_finished: bool = False,
     ) -> None:
         self.url = url
         self.rng = random.Random(seed)
@@ -47,6 +50,11 @@ class Bot:
         self.name = name
         self.worker_key = worker_key
         self.rematch = rematch
+        #: The seats a worker bot subscribes for.
+        self.capacity = capacity
+        #: A worker bot leaves a finished match's room, as the real worker does (its seat's
+        #: capacity is free again).
+        self.leave_finished = leave_finished
         self.views: dict[str, View] = {}
         self.seqs: dict[str, int] = {}
         self.acks: dict[m.RequestId, asyncio.Future[m.ServerMessage]] = {}
@@ -116,7 +124,7 @@ class Bot:
         assert isinstance(ack, m.Ack), ack
         self.token = str(ack.result["token"])
         if self.worker_key is not None:
-            await self.request(m.AiSubscribe(id=self._id(), capacity=16))
+            await self.request(m.AiSubscribe(id=self._id(), capacity=self.capacity))
         for room, seq in list(self.seqs.items()):
             await self.request(m.Resume(id=self._id(), room=room, last_seq=seq))
 
@@ -148,6 +156,9 @@ class Bot:
         if view is None or room in self._acting:
             return
         if view.get("status") == "finished":
+            if self.leave_finished and room not in self.rooms_done:
+                self.rooms_done.add(room)
+                self._spawn(self._leave(room))
             self._maybe_rematch(room, view)
             return
         game = view.get("game") or {}
@@ -183,6 +194,9 @@ class Bot:
                 self.rooms_done.discard(room)  # the other player's answer comes as an update
                 return
         await self.request(m.Resume(id=self._id(), room=str(next_room), last_seq=-1))
+
+    async def _leave(self, room: str) -> None:
+        await self.request(m.Leave(id=self._id(), room=room))
 
     async def _act(self, room: str, legal: list[dict[str, Any]]) -> None:
         try:
@@ -244,6 +258,11 @@ class BotThread:
             loop.run_until_complete(self._task)
         finally:
             loop.close()
+
+    def call(self, make: Callable[[Bot], Coroutine[Any, Any, T]], timeout: float = 10) -> T:
+        """Run ``make(bot)`` on the bot's event loop and return its result."""
+        assert self._loop is not None
+        return asyncio.run_coroutine_threadsafe(make(self.bot), self._loop).result(timeout)
 
     def stop(self) -> None:
         loop, task = self._loop, self._task

@@ -121,6 +121,7 @@ def take_turn(page: Page, *, use_drag: bool = False, take_upcard: bool = False) 
         if knock.count():
             knock.first.click()
             page.locator("[data-testid=my-hand] button.card.live").first.click()
+            page.click("[data-testid=confirm-knock]")  # what it lays down was shown first
             return "knock"
         live: list[str] = page.eval_on_selector_all(
             "[data-testid=my-hand] .group-deadwood button.card.live",

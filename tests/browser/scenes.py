@@ -31,6 +31,11 @@ class PrivateRoom:
     watch_token: str | None = None
     bots: list[BotThread] = field(default_factory=list)
 
+    def pace(self, delay: float) -> None:
+        """Each bot's pause before its moves from now on."""
+        for thread in self.bots:
+            thread.bot.delay = delay
+
 
 @contextmanager
 def bots_in_a_room(

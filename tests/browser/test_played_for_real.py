@@ -60,6 +60,7 @@ def test_1_a_watcher_sees_both_seats_live_and_every_card_at_the_end(
         expect(history.locator("li")).not_to_have_count(0)
         watcher.wait_for_timeout(300)
         shot(watcher, "watcher-table-en")
+        scene.pace(0.05)  # seen live at a person's pace: the rest of the hand at test speed
         # the hand's end: the result with both hands, every card
         result = watcher.get_by_test_id("hand-result")
         expect(result).to_be_visible(timeout=90_000)

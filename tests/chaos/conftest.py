@@ -28,7 +28,7 @@ import pytest
 import pytest_asyncio
 
 from tests.chaos.proxy import Proxy
-from tests.chaos.workers import WorkerProcess
+from tests.support.client_process import WorkerProcess
 from tests.support.fixtures import ServerFactory
 from tests.support.redis_server import RedisServer, redis_server_binary
 from tests.support.server_process import ServerProcess

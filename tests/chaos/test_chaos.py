@@ -44,7 +44,7 @@ from server.store import Store
 from tests.chaos.conftest import ProxyFactory, WorkerFactory
 from tests.chaos.players import SeatPlay, check_room, play_seat
 from tests.chaos.proxy import Proxy
-from tests.chaos.workers import WorkerProcess
+from tests.support.client_process import WorkerProcess
 from tests.support.fixtures import ServerFactory
 from tests.support.players import truth
 from tests.support.redis_server import RedisServer

@@ -8,13 +8,14 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Self
 
 import pytest
 import pytest_asyncio
 from redis.asyncio.cluster import RedisCluster as RedisClusterClient
 
 from server.store import Store, StoreConfig
-from tests.chaos.workers import WorkerProcess
+from tests.support.client_process import WorkerProcess
 from tests.support.fixtures import FAST_CLIENT_ENV, StoreFactory
 from tests.support.redis_cluster import RedisCluster, redis_cli_binary
 from tests.support.redis_server import redis_server_binary
@@ -60,7 +61,7 @@ def worker_factory(tmp_path: Path) -> Iterator[type[WorkerProcess]]:
     workers: list[WorkerProcess] = []
 
     class Worker(WorkerProcess):
-        def start(self) -> WorkerProcess:
+        def start(self) -> Self:
             workers.append(self)
             return super().start()
 

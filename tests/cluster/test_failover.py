@@ -20,8 +20,8 @@ from client.session import Session, View
 from server import keys
 from server.store import Store
 from tests.chaos.players import SeatPlay, check_room, play_seat
-from tests.chaos.workers import WorkerProcess
 from tests.cluster.conftest import CLUSTER_CONFIG, CLUSTER_ENV
+from tests.support.client_process import WorkerProcess
 from tests.support.fixtures import ServerFactory
 from tests.support.redis_cluster import RedisCluster
 

@@ -15,9 +15,9 @@ from typing import Any
 from client.session import Session
 from protocol.scoring import MATCH_TARGET
 from server.store import Store
-from tests.chaos.workers import WorkerProcess
 from tests.cluster.conftest import CLUSTER_CONFIG, CLUSTER_ENV
 from tests.deploy.matches import Played, check_match, play_to_end, stats_agree
+from tests.support.client_process import WorkerProcess
 from tests.support.fixtures import ServerFactory
 from tests.support.players import leaks, truth, visible_cards
 from tests.support.server_process import http_get

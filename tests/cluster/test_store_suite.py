@@ -22,6 +22,7 @@ from tests.server.store import (
     test_lobby,
     test_players,
     test_quotas,
+    test_ratings,
     test_request_keys,
     test_rooms,
     test_talk,
@@ -70,5 +71,6 @@ globals().update(
         test_talk,
         test_request_keys,
         test_finished_history,
+        test_ratings,
     )
 )

@@ -31,6 +31,7 @@ from typing import Any
 import pytest
 
 from client.ai.worker import WorkerSettings
+from client.review.worker import ReviewWorkerSettings
 from server.settings import Settings
 from tests.deploy.compose import (
     ROOT,
@@ -49,14 +50,17 @@ from tests.deploy.compose import (
 
 #: What the host sets: only the required secret. Everything else takes the file's defaults.
 HOST_ENV = {"GIN_AI_WORKER_KEY": "a-long-random-secret"}
-#: Variables of the compose file itself (replicas, ports), read by compose, not by the code.
+#: Variables of the compose file itself (replicas, ports, the image's tag), read by compose,
+#: not by the code.
 COMPOSE_KNOBS = frozenset(
     {
         "GIN_SERVER_REPLICAS",
         "GIN_PUBLISH_PORTS",
         "GIN_AI_WORKERS",
+        "GIN_REVIEW_WORKERS",
         "GIN_PROXY_PORT",
         "GIN_REDIS_NODES",
+        "GIN_IMAGE",
     }
 )
 #: Where the compose file deliberately differs from the code's defaults, and why.
@@ -115,6 +119,7 @@ PROBES = (
     "redis://probe:1/0",
     "secret",
     "192.0.2.1",
+    __file__,  # a file that exists (GIN_REDIS_CA, GIN_REDIS_CERT, GIN_REDIS_KEY)
 )
 
 
@@ -230,34 +235,45 @@ def test_every_variable_is_read_by_the_code_defaults_agree_and_the_readme_docume
     hosting = _readme_section("Self-hosting")
     server_env = environment(_service("server"), HOST_ENV)
     worker_env = environment(_service("ai-worker"), HOST_ENV)
+    review_env = environment(_service("review-worker"), HOST_ENV)
     key = {"GIN_AI_WORKER_KEY": "k"}
     readers: dict[str, Callable[[str], bool]] = {
         "server": lambda name: (
             name in _environ_reads(ROOT / "server" / "__main__.py")
+            or name in _environ_reads(ROOT / "server" / "heap_trace.py")  # given os.environ
             or _read_by(name, Settings.from_env, {})
         ),
         "ai-worker": lambda name: (
             name in _environ_reads(ROOT / "client" / "ai" / "__main__.py")
             or _read_by(name, WorkerSettings.from_env, key)
         ),
+        "review-worker": lambda name: (
+            name in _environ_reads(ROOT / "client" / "review" / "__main__.py")
+            or _read_by(name, ReviewWorkerSettings.from_env, key)
+        ),
     }
     # 1. every variable a service gets is read by that service's process...
-    for service, env in (("server", server_env), ("ai-worker", worker_env)):
+    for service, env in (
+        ("server", server_env),
+        ("ai-worker", worker_env),
+        ("review-worker", review_env),
+    ):
         for name in env:
             assert readers[service](name), f"{service}: {name} is read by nothing"
             # ...and documented
             assert f"`{name}`" in readme, f"{name} ({service}) is not in the README"
     for name, service in compose["services"].items():
-        if name not in ("server", "ai-worker"):
+        if name not in ("server", "ai-worker", "review-worker"):
             assert not service.get("environment"), f"{name}: variables nobody checks"
     # 2. every ${VARIABLE} is passed to a service, or is one of compose's own knobs
     used = set(re.findall(r"\$\{([A-Z_][A-Z0-9_]*)", text))
-    for name in used - set(server_env) - set(worker_env):
+    for name in used - set(server_env) - set(worker_env) - set(review_env):
         assert name in COMPOSE_KNOBS, f"${{{name}}} is neither passed on nor a compose knob"
         assert f"`{name}`" in hosting, f"{name} is not in the README's Self-hosting section"
     # 3. with only the secret set, the settings are the code's defaults (none drifted)
     drift = _differences(Settings.from_env(server_env), Settings())
     drift |= _differences(WorkerSettings.from_env(worker_env), WorkerSettings("", ""))
+    drift |= _differences(ReviewWorkerSettings.from_env(review_env), ReviewWorkerSettings("", ""))
     drift.pop("url", None)  # ws://server:8000/ws: the server service
     unexpected = {name: values for name, values in drift.items() if name not in MEANT_TO_DIFFER}
     assert not unexpected, f"the compose file's defaults differ from the code's: {unexpected}"
@@ -324,7 +340,7 @@ def test_commands_are_entry_points_and_the_image_holds_what_they_import(
         assert "main" in functions, f"{spec.origin} has no main()"
         assert "__main__" in Path(spec.origin).read_text(), f"{spec.origin} runs nothing"
         modules[name] = module
-    assert set(modules) >= {"server", "ai-worker"}, modules
+    assert set(modules) >= {"server", "ai-worker", "review-worker"}, modules
     assert runtime.cmd == _command(_service("server")), (runtime.cmd, "image CMD")
     assert runtime.env.get("PYTHONPATH") == runtime.workdir, "python -m needs WORKDIR on the path"
     assert runtime.user not in (None, "root", "0"), "the image runs as root"

@@ -15,11 +15,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
 from client.session import Session, View
-from tests.chaos.workers import WorkerProcess
+from tests.support.client_process import WorkerProcess
 from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
-from tests.support.players import pending_ai_requests, play
+from tests.support.players import (
+    ai_rooms_at_the_persons_turn,
+    first_ai_move,
+    pending_ai_requests,
+    play,
+)
 from tests.support.server_process import ServerProcess
 
 GRACE_SECONDS = 1.0
@@ -45,30 +51,11 @@ async def spawn_worker(tmp_path: Path) -> AsyncIterator[Spawn]:
         worker.kill()
 
 
-def persons_turn(view: View) -> bool:
-    """The person (seat 0) has a move to make, or the match is over."""
-    game = view.get("game")
-    return view["status"] == "finished" or bool(game and game["legal_actions"])
-
-
 def game_state(view: View) -> dict[str, Any]:
     """What the person's seat sees of the game (not the presence of the seats)."""
     game = view["game"]
     fields = ("cards", "history", "legal_actions", "scores", "discard_pile", "stock_size")
     return {name: game.get(name) for name in fields}
-
-
-async def ai_rooms_at_the_persons_turn(person: Session, count: int, target: int = 10) -> list[str]:
-    """``count`` AI rooms of ``person``, each dealt and waiting for the person's move (the AI
-    made its first move when it was to begin)."""
-    rooms = []
-    for _ in range(count):
-        ack = await person.request(
-            "create_room", mode="ai", level="easy", rules={"target": target}, public=True
-        )
-        rooms.append(ack.result["room"])
-    await asyncio.gather(*(person.wait_for(room, persons_turn, timeout=60) for room in rooms))
-    return rooms
 
 
 async def watch_all(url: str, rooms: list[str]) -> Session:
@@ -82,18 +69,7 @@ async def watch_all(url: str, rooms: list[str]) -> Session:
 async def ai_moves_soon(person: Session, room: str, seconds: float, after: int = 0) -> bool:
     """The person plays ``room`` until the AI (seat 1) has made a move (past the first
     ``after`` moves of the hand's history); False if it has not within ``seconds``."""
-    rng = random.Random(room)
-    try:
-        async with asyncio.timeout(seconds):
-            while True:
-                view = await person.wait_for(room, persons_turn, timeout=seconds)
-                if view["status"] == "finished":
-                    return True
-                if any(move["seat"] == 1 for move in view["game"]["history"][after:]):
-                    return True
-                await play(person, room, rng, until_seq=person.room(room).seq + 1)
-    except TimeoutError:
-        return False
+    return await first_ai_move(person, room, seconds, after) is not None
 
 
 def view_of(session: Session, room: str) -> View:
@@ -106,13 +82,35 @@ def log_lines(text: str, needle: str) -> list[str]:
     return [line for line in text.splitlines() if needle in line]
 
 
+def ai_seats_in_use(server: ServerProcess) -> float:
+    """The AI seats in play, all levels, as the server's ``/metrics`` tells."""
+    status, body = server.get("/metrics")
+    assert status == 200
+    return sum(
+        sample.value
+        for family in text_string_to_metric_families(body.decode())
+        for sample in family.samples
+        if sample.name == "gin_ai_seats_in_use"
+    )
+
+
+async def ai_seats_become(server: ServerProcess, count: float, timeout: float) -> float:
+    """The AI seats in use once they are ``count``, or as they are after ``timeout``."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while (in_use := ai_seats_in_use(server)) != count and loop.time() < deadline:
+        await asyncio.sleep(0.2)
+    return in_use
+
+
 async def test_forty_ai_rooms_whose_person_leaves_take_no_worker_seat(
     server_factory: ServerFactory, spawn_worker: Spawn, redis_url: str
 ) -> None:
     """Before: after the grace the worker took each person's seat too (a stand-in) and played
     both sides, on a connection of its own per room."""
     server = server_factory(env={**PAUSE_ENV, "GIN_MAX_CONNECTIONS_PER_ADDRESS": "32"})
-    worker = spawn_worker(server)
+    # the worker gives a paused room's seat up after the servers' grace (its default)
+    worker = spawn_worker(server, GIN_DISCONNECT_GRACE=str(GRACE_SECONDS))
     person = await Session.connect(server.ws_url, name="Ada", reconnect=False)
     rooms = await ai_rooms_at_the_persons_turn(person, 40)
     before = {room: game_state(view_of(person, room)) for room in rooms}
@@ -120,14 +118,24 @@ async def test_forty_ai_rooms_whose_person_leaves_take_no_worker_seat(
     await asyncio.sleep(WAIT_PAST_GRACE)
     watcher = await watch_all(server.ws_url, rooms)  # the rooms as they are now
     try:
-        for room in rooms:
+        for index, room in enumerate(rooms):
             # the server marks the person's 40 seats away one after the other: on a loaded
             # machine that may take a while
-            view = await watcher.wait_for(room, lambda v: v["seats"][0]["away"], timeout=30)
+            try:
+                view = await watcher.wait_for(room, lambda v: v["seats"][0]["away"], timeout=30)
+            except TimeoutError:
+                seen = watcher.room(room)
+                raise AssertionError(
+                    f"room {index} of 40 ({room}) never marked away: the watcher has seq "
+                    f"{seen.seq} with seats {seen.view and seen.view['seats']}; the person "
+                    f"left it at seq {person.room(room).seq}"
+                ) from None
             assert view["seats"][0]["stand_in"] is None, f"an AI plays for nobody in {room}"
             assert view["status"] == "playing"
             assert view["game"]["history"] == before[room]["history"], "a move was made"
         assert await pending_ai_requests(redis_url) == 0
+        in_use = await ai_seats_become(server, 0, timeout=20)
+        assert in_use == 0, f"{in_use} worker seats still held by rooms whose person is gone"
         assert not log_lines(worker.log_text(), "seat not taken"), "a seat 0 was offered"
         assert not log_lines(server.log_text(), "too many connections")
     finally:
@@ -233,6 +241,9 @@ async def test_a_waiting_ai_room_that_expires_frees_its_workers_seat(
     worker = spawn_worker(server, GIN_AI_CAPACITY="1")
     leaver = await Session.connect(server.ws_url, name="Ada", reconnect=False)
     (gone,) = await ai_rooms_at_the_persons_turn(leaver, 1)
+    # the worker holds the seat: it has played (a seat not yet taken when its person leaves is
+    # not asked for while they are away, and no worker would look at the room)
+    assert await ai_moves_soon(leaver, gone, 30), "the worker never played the room"
     await leaver.close()
     for _ in range(600):  # the worker looks at a room whose turn does not come every 15 s
         if log_lines(worker.log_text(), f"seat lost: room {gone}: not_found"):
@@ -247,3 +258,38 @@ async def test_a_waiting_ai_room_that_expires_frees_its_workers_seat(
         assert await ai_moves_soon(newcomer, ack.result["room"], 15), "the seat stayed taken"
     finally:
         await newcomer.close()
+
+
+async def test_a_paused_ai_rooms_seat_goes_to_a_waiting_room_and_comes_back_with_its_person(
+    server_factory: ServerFactory, spawn_worker: Spawn
+) -> None:
+    """A worker of one seat plays Ada's AI room; Ada goes away. Once she has been away a
+    while (``GIN_AI_RELEASE_AWAY_SECONDS``), the worker gives her seat up, and Bea's new AI
+    room gets its AI. Ada comes back: her seat is asked for again and waits 1st in the queue
+    while Bea plays; Bea leaves, and the AI plays on in Ada's room from where it was. Before:
+    the paused room held the worker's only seat for as long as it lived (a day), and Bea's
+    room got no AI."""
+    server = server_factory(env=PAUSE_ENV)
+    spawn_worker(server, GIN_AI_CAPACITY="1", GIN_AI_RELEASE_AWAY_SECONDS="1")
+    ada = await Session.connect(server.ws_url, name="Ada", reconnect=False)
+    (paused,) = await ai_rooms_at_the_persons_turn(ada, 1, target=500)
+    left = view_of(ada, paused)
+    token = ada.token
+    await ada.close()
+
+    bea = await Session.connect(server.ws_url, name="Bea")
+    back = await Session.connect(server.ws_url, token=token)
+    try:
+        ack = await bea.request("create_room", mode="ai", level="easy", rules={"target": 500})
+        fresh = ack.result["room"]
+        assert await ai_moves_soon(bea, fresh, 15), "the paused room kept the worker's seat"
+
+        await back.resume(paused, -1)
+        view = await back.wait_for(paused, lambda v: v.get("ai_queue") == 1, timeout=10)
+        assert game_state(view) == game_state(left), "the room did not wait for its person"
+        await bea.request("leave", room=fresh)
+        await back.wait_for(paused, lambda v: v["ai_queue"] is None, timeout=10)
+        assert await ai_moves_soon_after(back, paused, view)
+    finally:
+        await bea.close()
+        await back.close()

@@ -3,11 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import random
-import signal
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,43 +14,14 @@ from client.ai import worker as worker_module
 from client.session import RequestError, Session, View
 from protocol import codec
 from protocol import messages as m
+from tests.support.client_process import WorkerProcess
 from tests.support.fixtures import FAST_CLIENT_ENV
 from tests.support.players import ai_room_with_worker, choose
-from tests.support.server_process import ROOT, WORKER_KEY, ServerProcess
+from tests.support.server_process import ServerProcess
 
 Spawn = Any
-
-
-class WorkerProcess:
-    """``python -m client.ai`` as the compose file runs it, against one server."""
-
-    def __init__(self, server: ServerProcess, log_path: Path) -> None:
-        env = {key: value for key, value in os.environ.items() if not key.startswith("GIN_")}
-        env.update(
-            {
-                "PYTHONPATH": str(ROOT),
-                "GIN_SERVER_URL": server.ws_url,
-                "GIN_AI_WORKER_KEY": WORKER_KEY,
-                "GIN_AI_THINK_SECONDS": "0",
-                "GIN_AI_PROCESSES": "1",
-            }
-        )
-        self.log_path = log_path
-        with log_path.open("wb") as log:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "client.ai"],
-                cwd=ROOT,
-                env=env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                start_new_session=True,
-            )
-
-    def kill(self) -> None:
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(10)
+#: As the compose file runs it: the heavy levels' decisions in a process pool of one.
+PROCESS_POOL = {"GIN_AI_PROCESSES": "1"}
 
 
 @pytest.fixture
@@ -62,7 +29,7 @@ def workers(tmp_path: Path) -> Iterator[Any]:
     started: list[WorkerProcess] = []
 
     def spawn(server: ServerProcess) -> WorkerProcess:
-        worker = WorkerProcess(server, tmp_path / f"worker-{len(started)}.log")
+        worker = WorkerProcess(server.ws_url, tmp_path, str(len(started)), PROCESS_POOL).start()
         started.append(worker)
         return worker
 
@@ -127,8 +94,8 @@ async def test_a_worker_started_before_its_server_waits_for_it(
 ) -> None:
     server = server_factory(env=FAST_CLIENT_ENV, start=False)
     worker = workers(server)
-    while "server not reachable yet" not in worker.log_path.read_text():
-        assert worker.proc.poll() is None, worker.log_path.read_text()
+    while "server not reachable yet" not in worker.log_text():
+        assert worker.running, worker.log_text()
         await asyncio.sleep(0.05)
     await server.astart()
     session = await Session.connect(server.ws_url, name="Person")
@@ -138,7 +105,7 @@ async def test_a_worker_started_before_its_server_waits_for_it(
     finally:
         await session.close()
     assert final["status"] == "finished"
-    assert worker.proc.poll() is None
+    assert worker.running
 
 
 async def test_a_second_worker_finishes_the_match_when_the_first_dies(
@@ -281,7 +248,7 @@ async def test_a_seat_that_missed_the_update_making_it_its_turn_asks_for_it(
         worker.deaf = True
         ack = await person.act(room, "pass")
         turn = await asyncio.wait_for(worker_module._await_turn(worker, room, 1), 10)
-        assert turn["game"]["legal_actions"], turn
+        assert turn is not None and turn["game"]["legal_actions"], turn
         assert worker.room(room).seq == ack.result["seq"]
     finally:
         await person.close()

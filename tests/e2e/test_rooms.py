@@ -12,6 +12,7 @@ import msgpack
 
 from client.session import Session
 from protocol import messages as m
+from protocol.ai_ratings import LEVEL_RATINGS
 from tests.support.players import (
     check_view,
     close_all,
@@ -233,3 +234,14 @@ def _metric(text: str, name: str) -> float:
         if line.startswith(name + " "):
             return float(line.split()[-1])
     raise AssertionError(f"no metric {name}")
+
+
+async def test_the_hello_ack_gives_each_ai_level_its_rating_from_the_league_table(
+    gin_server: ServerProcess,
+) -> None:
+    session = await Session.connect(gin_server.ws_url, name="Ada")
+    try:
+        assert session.server_info["ai_ratings"] == dict(LEVEL_RATINGS)
+        assert set(session.server_info["ai_ratings"]) == {"easy", "normal", "hard"}
+    finally:
+        await session.close()

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 from server.settings import Settings
 from server.store import Store, StoreConfig
@@ -46,11 +49,38 @@ def test_a_cluster_url_names_one_or_more_startup_nodes() -> None:
     url = "redis://user:secret@a:7000,b:7001,c/0"
     assert startup_nodes(url) == [("a", 7000), ("b", 7001), ("c", 6379)]
     assert node_url(url, ("b", 7001)) == "redis://user:secret@b:7001/0"
-    for wrong in ("rediss://a:7000/0", "unix:///tmp/redis.sock", "a:7000"):
-        with pytest.raises(ValueError, match="a cluster URL is redis://HOST:PORT"):
+    tls = "rediss://user:secret@a:7000,b:7001/0"
+    assert startup_nodes(tls) == [("a", 7000), ("b", 7001)]
+    assert node_url(tls, ("c", 7002)) == "rediss://user:secret@c:7002/0"
+    for wrong in ("unix:///tmp/redis.sock", "a:7000", "http://user:secret@a:7000/0"):
+        with pytest.raises(ValueError, match="a cluster URL is redis://HOST:PORT") as caught:
             startup_nodes(wrong)
+        assert "secret" not in str(caught.value)
 
 
-async def test_waiting_for_replicas_needs_a_direct_connection() -> None:
-    with pytest.raises(ValueError, match="waiting for replicas needs a redis:// or unix://"):
-        await Store.connect("rediss://127.0.0.1:1/0", StoreConfig(wait_replicas=1))
+def test_the_tls_files_are_read_from_the_environment(tmp_path: Path) -> None:
+    ca, cert, key = (tmp_path / name for name in ("ca.pem", "cert.pem", "key.pem"))
+    for path in (ca, cert, key):
+        path.write_text("-")
+    env = {"GIN_REDIS_CA": str(ca), "GIN_REDIS_CERT": str(cert), "GIN_REDIS_KEY": str(key)}
+    settings = Settings.from_env(env)
+    assert (settings.redis_ca, settings.redis_cert, settings.redis_key) == (
+        str(ca),
+        str(cert),
+        str(key),
+    )
+    assert Settings.from_env({}).redis_ca is None
+    with pytest.raises(ValueError, match="GIN_REDIS_CA: no such file"):
+        Settings.from_env({"GIN_REDIS_CA": str(tmp_path / "missing.pem")})
+    with pytest.raises(
+        ValueError, match=r"a TLS client key needs its certificate \(GIN_REDIS_CERT"
+    ):
+        StoreConfig(tls_key=str(key))
+
+
+async def test_waiting_for_replicas_works_with_tls_urls_too() -> None:
+    """``rediss://`` goes through the direct connection, so ``WAIT`` is possible (a Redis
+    that is not there fails as any would; tests/server/store/test_tls.py waits for one)."""
+    config = StoreConfig(wait_replicas=1, retries=0, socket_connect_timeout=0.5)
+    with pytest.raises(RedisConnectionError):
+        await Store.connect("rediss://127.0.0.1:1/0", config)

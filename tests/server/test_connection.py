@@ -122,6 +122,25 @@ async def test_a_client_that_never_reads_is_cut_off() -> None:
     assert writer.writes == []
 
 
+async def test_frames_held_while_the_transport_is_full_count_against_the_limit() -> None:
+    """A batch that found the buffer full waits for the transport; frames queued after it
+    add to it. Before: the waiting batch was taken out of the count, so a client that never
+    read could hold twice ``MAX_QUEUED_FRAMES`` (the batch, then a full queue) and the flood
+    test's sleepy client was sometimes never cut off."""
+    writer, closes = FakeWriter(), Closes()
+    conn = _connection(writer, closes)
+    writer.pause()
+    for index in range(MAX_QUEUED_FRAMES - 10):
+        conn.send_frame(b"%d" % index)
+    await _turns()  # flushed into the full buffer: the batch waits for the transport
+    assert writer.writes == [] and not conn.closed.is_set()
+    for index in range(11):
+        conn.send_frame(b"more %d" % index)
+    assert conn.closed.is_set()
+    await _turns()
+    assert closes.codes == [1000]
+
+
 async def test_bye_sends_what_waits_then_closes_with_its_code() -> None:
     writer, closes = FakeWriter(), Closes()
     conn = _connection(writer, closes)

@@ -11,7 +11,7 @@ from protocol import codec
 from protocol import messages as m
 from server.engine import legal_actions
 from server.engine.events import Event
-from server.engine.views import event_for
+from server.engine.views import event_for, legal_action_dicts, seen_by_all
 from server.frames import FrameParts, ack_frame, update_frame
 from server.room import Room, Seat, act, create_room, join, leave, mark_away, room_view
 from tests.support.seeds import next_hand_seed, seed_of
@@ -125,3 +125,26 @@ def test_the_watcher_count_and_the_stand_in_option_are_in_the_frames() -> None:
                 assert view["watchers"] == count
                 snapshot = m.Snapshot(room=room.id, seq=seq, view=view)
                 assert frames.snapshot(seat) == codec.encode(snapshot), (count, seq, seat)
+
+
+def test_an_event_encoded_once_for_all_is_what_each_recipient_may_see() -> None:
+    """``seen_by_all``: the frames encode such an event once for every recipient, so each
+    recipient's copy of it (``event_for``) must be the event itself."""
+    kinds: set[str] = set()
+    for seed in range(6):
+        for _, _, events in changes(seed):
+            for event in events:
+                if seen_by_all(event):
+                    kinds.add(event["type"])
+                    assert all(event_for(event, seat) == event for seat in RECIPIENTS)
+    assert {"pass", "discard", "room"} <= kinds
+
+
+def test_the_legal_actions_made_once_per_phase_are_the_states_own() -> None:
+    parts = FrameParts()
+    for seed in range(6):
+        for room, _, _ in changes(seed):
+            if room.game is not None:
+                for seat in (0, 1):
+                    expected = codec.pack(legal_action_dicts(room.game, seat), validate=False)
+                    assert parts.legal_actions(room.game, seat) == expected

@@ -40,6 +40,7 @@ from server.engine.events import Event
 from server.room import (
     AI_LEVELS,
     MATCH_RECORDS,
+    RESULT_READING_SECONDS,
     NotAPlayer,
     NotAwayLongEnough,
     OpponentPresent,
@@ -50,6 +51,7 @@ from server.room import (
     Seat,
     act,
     ai_level_wanted,
+    ai_seat_paused,
     bind_ai_seat,
     bind_offered_seat,
     call_stand_in,
@@ -866,7 +868,10 @@ def test_no_deadline_between_hands_and_a_new_one_on_the_next_deal() -> None:
     assert room.status == "playing"
     assert room.turn_deadline is None
     assert expire_turn(room, T0 + 1e9) is None
-    room, _ = act(room, 0, Action("next_hand"), T0 + 60, next_hand_seed(game_of(room)))
+    # dealt by the player who plays first (the other's turn waits for their result: below)
+    first = game_of(room).dealer  # the dealer of the hand over plays first in the next
+    room, _ = act(room, first, Action("next_hand"), T0 + 60, next_hand_seed(game_of(room)))
+    assert game_of(room).turn == first
     assert room.turn_deadline == T0 + 90
 
 
@@ -883,14 +888,14 @@ def test_expire_turn_passes_an_upcard_offer() -> None:
     result = expire_turn(room, T0 + 31)
     assert result is not None
     room, events = result
-    assert events == [{"type": "pass", "seat": game.non_dealer}]
+    assert events == [{"type": "pass", "seat": game.non_dealer, "by": "clock"}]
     assert game_of(room).phase is Phase.SECOND_OFFER
     assert room.turn_deadline == T0 + 31 + 30
     assert room.hand_log[-1] == events[0]
     result = expire_turn(room, T0 + 61)
     assert result is not None
     room, events = result
-    assert events == [{"type": "pass", "seat": game.dealer}]
+    assert events == [{"type": "pass", "seat": game.dealer, "by": "clock"}]
     assert game_of(room).phase is Phase.FIRST_DRAW
     result = expire_turn(room, T0 + 200)
     assert result is not None
@@ -914,7 +919,9 @@ def test_expire_turn_draws_from_the_stock_in_a_normal_turn() -> None:
     result = expire_turn(room, T0)
     assert result is not None
     after, events = result
-    assert events == [{"type": "draw", "seat": 0, "source": "stock", "card": state.stock[-1]}]
+    assert events == [
+        {"type": "draw", "seat": 0, "source": "stock", "card": state.stock[-1], "by": "clock"}
+    ]
     assert game_of(after).phase is Phase.DISCARD
 
 
@@ -927,7 +934,7 @@ def expire_discard(state: GameState) -> Action:
     after, events = result
     move = events[0]
     assert move["seat"] == seat
-    assert game_of(after).history[-1] == Move(seat, move["type"], move["card"])
+    assert game_of(after).history[-1] == Move(seat, move["type"], move["card"], by="clock")
     return Action(move["type"], move["card"])
 
 
@@ -1331,12 +1338,20 @@ def test_act_builds_the_room_that_replace_would(seed: int) -> None:
         new_game, new_events = apply(game, seat, action, deal_seed)
         assert events == new_events
         log = new_events if action.kind == "next_hand" else [*room.hand_log, *new_events]
+        opened = list(room.results_open)
+        if new_game.phase is Phase.HAND_OVER and action.kind != "next_hand":
+            opened = [True, True]
+        else:
+            opened[seat] = False
+        turn = new_game.turn
+        reading = RESULT_READING_SECONDS if turn is not None and opened[turn] else 0
         expected = replace(
             room,
             game=new_game,
             hand_log=tuple(log),
             status="finished" if new_game.phase is Phase.MATCH_OVER else "playing",
-            turn_deadline=now + 30 if new_game.turn is not None else None,
+            turn_deadline=now + reading + 30 if turn is not None else None,
+            results_open=(opened[0], opened[1]),
         )
         assert after == expected
         assert after.seats is room.seats and after.rules is room.rules
@@ -1506,3 +1521,18 @@ def test_call_stand_in_lets_an_ai_play_the_away_seat_until_its_person_is_back() 
 def test_call_stand_in_needs_a_level() -> None:
     with pytest.raises(RoomError):
         call_stand_in(away_room(), 0, "grandmaster", T0 + GRACE, GRACE)
+
+
+def test_an_ai_seat_is_paused_while_the_person_of_its_room_is_away() -> None:
+    """A room against the AI whose person is away needs no worker meanwhile (issue 27): its
+    seat is given up and asked for again when they are back. A stand-in's seat in a room
+    between people is never paused so."""
+    room = ai_room(level="easy")
+    assert not ai_seat_paused(room, 1)
+    away, _ = mark_away(room, 0, T0)
+    assert ai_seat_paused(away, 1) and not ai_seat_paused(away, 0)
+    assert not ai_seat_paused(mark_back(away, 0, T0 + 5)[0], 1)
+    people = replace(quick_room(seed=52), stand_in_level="normal")
+    people, _ = mark_away(people, 0, T0)
+    people, _ = start_stand_in(people, 0, T0 + 10, grace=5)
+    assert not ai_seat_paused(people, 0) and not ai_seat_paused(people, 1)

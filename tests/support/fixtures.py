@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
+from client.session import Session
 from server.store import Store, StoreConfig
 from tests.support.redis_server import RedisServer, redis_server_binary
 from tests.support.server_process import ServerProcess
@@ -144,3 +145,12 @@ def server_factory(
 def gin_server(server_factory: ServerFactory) -> ServerProcess:
     """One running server process with loose rate limits (see ``FAST_CLIENT_ENV``)."""
     return server_factory(env=FAST_CLIENT_ENV)
+
+
+@pytest_asyncio.fixture(loop_scope="function")
+async def sessions() -> AsyncIterator[list[Session]]:
+    """A list the test puts the client sessions it opens in: each is closed after the test."""
+    opened: list[Session] = []
+    yield opened
+    for session in opened:
+        await session.close()

@@ -425,3 +425,45 @@ async def pending_ai_requests(redis_url: str) -> int:
         return int(summary["pending"])
     finally:
         await client.aclose()
+
+
+# --- AI rooms a person plays ----------------------------------------------------------------
+
+
+def persons_turn(view: View) -> bool:
+    """The person (seat 0) has a move to make, or the match is over."""
+    game = view.get("game")
+    return view["status"] == "finished" or bool(game and game["legal_actions"])
+
+
+async def ai_rooms_at_the_persons_turn(person: Session, count: int, target: int = 10) -> list[str]:
+    """``count`` public AI rooms of ``person``, each dealt and waiting for the person's move
+    (the AI made its first move when it was to begin)."""
+    rooms = []
+    for _ in range(count):
+        ack = await person.request(
+            "create_room", mode="ai", level="easy", rules={"target": target}, public=True
+        )
+        rooms.append(ack.result["room"])
+    await asyncio.gather(*(person.wait_for(room, persons_turn, timeout=60) for room in rooms))
+    return rooms
+
+
+async def first_ai_move(person: Session, room: str, seconds: float, after: int = 0) -> float | None:
+    """The person plays ``room`` (at once) until the AI (seat 1) has made a move (past the first
+    ``after`` moves of the hand's history): the seconds that took, or None if it has not
+    within ``seconds``."""
+    rng = random.Random(room)
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    try:
+        async with asyncio.timeout(seconds):
+            while True:
+                view = await person.wait_for(room, persons_turn, timeout=seconds)
+                if view["status"] == "finished":
+                    return loop.time() - started
+                if any(move["seat"] == 1 for move in view["game"]["history"][after:]):
+                    return loop.time() - started
+                await play(person, room, rng, until_seq=person.room(room).seq + 1)
+    except TimeoutError:
+        return None

@@ -19,6 +19,7 @@ from types import TracebackType
 
 from server.keys import hash_slot
 from tests.support.redis_server import RedisServer, RedisServerError, _command
+from tests.support.tls import TlsFiles, redis_tls_args
 
 __all__ = ["ClusterNode", "RedisCluster", "redis_cli_binary"]
 
@@ -78,6 +79,10 @@ class ClusterNode:
     """One node of the test cluster (a ``RedisServer`` started with cluster options)."""
 
     server: RedisServer
+    tls_port: int | None = None
+    """The node's TLS port, in a cluster with ``tls`` (the nodes speak TLS among themselves
+    too: ``tls-cluster``, ``tls-replication``); its plain port stays for the tests' own
+    commands."""
 
     @property
     def port(self) -> int:
@@ -111,29 +116,41 @@ def _reply(port: int, *args: str) -> str:
 class RedisCluster:
     """Six nodes, three masters with one replica each (see the module doc)."""
 
-    def __init__(self, *, masters: int = 3, node_timeout_ms: int = 1000) -> None:
+    def __init__(
+        self,
+        *,
+        masters: int = 3,
+        node_timeout_ms: int = 1000,
+        tls: TlsFiles | None = None,
+        extra_args: tuple[str, ...] = (),
+    ) -> None:
         if redis_cli_binary() is None:
             raise RedisServerError("redis-cli is not installed (Debian's redis-tools)")
         self.node_timeout_ms = node_timeout_ms
-        self.nodes = [
-            ClusterNode(
-                RedisServer(
-                    extra_args=(
-                        "--cluster-enabled",
-                        "yes",
-                        "--cluster-config-file",
-                        "nodes.conf",
-                        "--cluster-node-timeout",
-                        str(node_timeout_ms),
-                        "--cluster-replica-validity-factor",
-                        "0",
-                    ),
-                    pick_port=_cluster_port,
-                )
-            )
-            for _ in range(masters * 2)
-        ]
+        self.nodes = [self._node(node_timeout_ms, tls, extra_args) for _ in range(masters * 2)]
         self._masters = masters
+
+    @staticmethod
+    def _node(timeout_ms: int, tls: TlsFiles | None, extra: tuple[str, ...]) -> ClusterNode:
+        args = (
+            "--cluster-enabled", "yes",
+            "--cluster-config-file", "nodes.conf",
+            "--cluster-node-timeout", str(timeout_ms),
+            "--cluster-replica-validity-factor", "0",
+            *extra,
+        )  # fmt: skip
+        if tls is None:
+            return ClusterNode(RedisServer(extra_args=args, pick_port=_cluster_port))
+        tls_port = _cluster_port()  # its cluster bus is on tls_port + 10000
+        args += (*redis_tls_args(tls, tls_port), "--tls-cluster", "yes", "--tls-replication", "yes")
+        return ClusterNode(RedisServer(extra_args=args, pick_port=_cluster_port), tls_port)
+
+    def tls_url(self, credentials: str = "") -> str:
+        """A startup node's ``rediss://`` URL (``credentials``: ``USER:PASSWORD``)."""
+        port = self.nodes[0].tls_port
+        if port is None:
+            raise RedisServerError("this cluster has no TLS ports")
+        return f"rediss://{credentials}{'@' if credentials else ''}127.0.0.1:{port}/0"
 
     @property
     def url(self) -> str:

@@ -2,6 +2,7 @@
 // Views are functions of what the app lets them read and ask for (views/actions.ts); every
 // change re-renders the page (keeping focus).
 
+import { AccountError, claimWithPasskey, claimWithPassword, deleteAccount, fetchLeaderboard, fetchProfile, signInWithPasskey, signInWithPassword, signOut, signOutEverywhere, type SignedIn } from "./account";
 import { cardName } from "./cards";
 import { DICTIONARIES, detectLang, direction, getLang, setLang, t, tSeat, type Lang, type MessageKey } from "./i18n";
 import type { Action, GameEvent, HandOver, LiveRoom, LobbyHand, RoomView } from "./protocol";
@@ -25,12 +26,17 @@ import type { AppActions, Motion, PickMode, Question, RoomOptions } from "./view
 import { renderHeader, renderQuestion } from "./views/common";
 import { renderLobby } from "./views/lobby";
 import { renderReplay, ReplayController } from "./views/replay";
+import { loadBlocks } from "./views/blocks";
+import { renderProfile, type ProfileState } from "./views/profile";
+import { renderLeaderboard, type LeaderboardState } from "./views/leaderboard";
 import { renderRules } from "./views/rules";
-import { renderTable } from "./views/table";
+import { minutesSeconds, renderTable } from "./views/table";
 import { phraseText } from "./views/talk";
 
 /** How often the lobby reads "Live now" again. */
 const LIVE_REFRESH_MS = 4000;
+/** How long a Copy button says "Link copied". */
+const COPIED_SHOWN_MS = 2500;
 
 /** A saved match's opponent in the page's language. */
 function matchOpponent(match: SavedMatch): string {
@@ -49,10 +55,16 @@ export class App implements AppActions {
   route: Route = { name: "lobby" };
   status: ConnStatus = "offline";
   pick: PickMode = null;
+  /** Per hand (``room:hand``): how many of the moves made for this player they were told. */
+  private playedForTold = new Map<string, number>();
+  /** The card a knock (or gin) would discard, chosen and shown before it is confirmed. */
+  knockCard: string | null = null;
   busy = false;
   toast: string | null = null;
   queued = false;
   lobbyHands: LobbyHand[] | null = null;
+  /** The player's own finished hands, from the server (any device of theirs), newest first. */
+  myHands: LobbyHand[] | null = null;
   /** The lobby's "Live now", and when it was last read (ms). */
   liveRooms: LiveRoom[] | null = null;
   private liveLoaded = 0;
@@ -62,6 +74,8 @@ export class App implements AppActions {
   /** The finished hand ("room-hand") whose result a watcher closed while the players have not
    * dealt on; it shows again when they open it, or with the next hand's end. */
   closedResult: string | null = null;
+  /** The room whose guide (the guided first hand's prompts) the player skipped. */
+  private skippedGuide: string | null = null;
   motion: Motion | null = null;
   /** What the change being rendered moved (motion.ts plays it after the render). */
   private cue: Cue | null = null;
@@ -69,7 +83,10 @@ export class App implements AppActions {
   private overlayShown: string | null = null;
   announcement = "";
   rematchAsked = false;
-  copied = false;
+  /** The text the last Copy put on the clipboard, for a few seconds: the button that copied
+   * it (and only that one) says so. */
+  copied: string | null = null;
+  private copiedTimer: number | undefined;
   historyOpen = !window.matchMedia?.("(max-width: 720px)").matches;
   replay: ReplayController | null = null;
   question: Question | null = null;
@@ -141,6 +158,7 @@ export class App implements AppActions {
       notice: (code, message) => {
         if (code === "reconnect") this.showToast(t("notice.reconnect"));
         else if (code === "bad_token") this.showToast(t("notice.bad_token"));
+        else if (code === "signed_out") this.becomeGuest();
         else this.showToast(t("notice.bye", { message }));
       },
       ready: () => {
@@ -196,6 +214,7 @@ export class App implements AppActions {
   private enterRoute(route: Route): void {
     this.route = route;
     this.pick = null;
+    this.knockCard = null;
     if (route.name !== "replay" && this.replay) {
       this.replay.stop();
       this.replay = null;
@@ -213,8 +232,15 @@ export class App implements AppActions {
         void this.join(route.code);
         break;
       case "replay":
+        this.replay?.stop();
         this.replay = new ReplayController(route.id, () => this.render(), route.match === true);
         void this.replay.load();
+        break;
+      case "profile":
+        void this.loadProfile(route.handle);
+        break;
+      case "leaderboard":
+        void this.loadLeaderboard();
         break;
       default:
         break;
@@ -222,6 +248,32 @@ export class App implements AppActions {
     this.render();
     const heading = this.root.querySelector<HTMLElement>("h1, h2");
     if (route.name !== "room") heading?.focus({ preventScroll: true });
+  }
+
+  /** Fetch the profile of the route's handle (with this browser's token: a private room's
+   * match is listed to its own players). */
+  private async loadProfile(handle: string): Promise<void> {
+    const state: ProfileState = { handle, profile: null, error: null };
+    this.profile = state;
+    try {
+      state.profile = await fetchProfile(handle, this.persist.token);
+      state.blocks = await loadBlocks(this.persist.token);
+    } catch (error) {
+      state.error = error instanceof AccountError ? error.code : "failed";
+    }
+    if (this.profile === state) this.render();
+  }
+
+  /** Fetch the leaderboard, with this browser's token for the player's own place. */
+  private async loadLeaderboard(): Promise<void> {
+    const state: LeaderboardState = { board: null, error: null };
+    this.leaderboard = state;
+    try {
+      state.board = await fetchLeaderboard(this.persist.token);
+    } catch (error) {
+      state.error = error instanceof AccountError ? error.code : "failed";
+    }
+    if (this.leaderboard === state) this.render();
   }
 
   followRoom(room: string, resume: boolean, watchToken?: string): void {
@@ -267,9 +319,10 @@ export class App implements AppActions {
     this.signals.changed(tracker.room, view, applied, () => this.turnWords(view));
     this.motion = motion;
     if (view && motion.drawn) this.hand.noteDrawn(view, motion.drawn);
-    if (view) this.remember(view, applied);
+    if (view) this.remember(view);
     // a rematch both players asked for: follow the new room
-    if (view?.next_room && seat !== null && (view.rematch[seat] || this.rematchAsked) && this.route.name === "room") {
+    // ... or the rated quick match that seated this player in the room of the one it paired
+    if (view?.next_room && seat !== null && (view.rematch[seat] || this.rematchAsked || this.queued) && this.route.name === "room") {
       const next = view.next_room;
       this.followRoom(next, true);
       this.retryRoom = { room: next, left: 5 };
@@ -323,33 +376,15 @@ export class App implements AppActions {
     }
   }
 
-  /** What this browser keeps of a room it plays: the match while it is on, each hand's end. */
-  private remember(view: RoomView, applied: Applied[]): void {
+  /** What this browser keeps of a room it plays: the match while it is on (its finished hands
+   * are the server's, the lobby's `my_hands`). */
+  private remember(view: RoomView): void {
     const seat = view.seat;
     if (seat === null) return;
     if (view.status === "finished") this.persist.forgetMatch(view.room);
     else if (view.status === "playing") {
       const other = view.seats?.[1 - seat];
       this.persist.keepMatch({ room: view.room, mode: view.mode, opponent: other?.name ?? null, opponentAi: other?.ai ?? null, opponentNameId: other?.name_id, since: Date.now() });
-    }
-    const results: HandOver[] = [];
-    for (const entry of applied) {
-      for (const event of entry.events) if (event.type === "hand_over") results.push(event as unknown as HandOver);
-    }
-    if (view.game?.last_hand) results.push(view.game.last_hand);
-    for (const result of results) {
-      this.persist.keepHand({
-        id: `${view.room}-${result.hand}`,
-        room: view.room,
-        hand: result.hand,
-        players: (view.seats ?? []).map((info) => info.name),
-        ai: (view.seats ?? []).map((info) => info.ai),
-        nameIds: (view.seats ?? []).map((info) => info.name_id ?? null),
-        kind: result.kind,
-        winner: result.winner,
-        points: result.points,
-        at: Date.now(),
-      });
     }
   }
 
@@ -363,9 +398,6 @@ export class App implements AppActions {
     return this.persist.matches;
   }
 
-  get playedHands() {
-    return this.persist.playedHands;
-  }
 
   seatName(view: RoomView | null, seat: number): string {
     if (view && seat === view.seat) return t("table.you");
@@ -375,12 +407,85 @@ export class App implements AppActions {
     return seatName(info);
   }
 
+  // --- the account ---------------------------------------------------------------------------
+
+  accountBusy = false;
+  profile: ProfileState | null = null;
+  leaderboard: LeaderboardState | null = null;
+
+  get handle(): string | null {
+    return this.persist.handle;
+  }
+
+  /** Run an account request; a refusal is told in the page's language. */
+  private async accountStep(step: () => Promise<void>): Promise<void> {
+    this.accountBusy = true;
+    this.render();
+    try {
+      await step();
+    } catch (error) {
+      const code = error instanceof AccountError ? error.code : "failed";
+      const key = `account.error.${code}` as MessageKey;
+      this.showToast(key in DICTIONARIES.en ? t(key) : t("error.generic", { code }));
+    } finally {
+      this.accountBusy = false;
+      this.render();
+    }
+  }
+
+  /** Signed in (or claimed): the new token is this browser's; the page starts again with it. */
+  private signedIn(reply: SignedIn): void {
+    this.persist.token = reply.token;
+    this.persist.handle = reply.handle;
+    this.persist.device = reply.device;
+    this.persist.room = null; // the lobby, not the followed room: its matches in play list it
+    window.location.assign("/");
+  }
+
+  private becomeGuest(): void {
+    this.persist.token = null;
+    this.persist.handle = null;
+    this.persist.room = null;
+    window.location.assign("/");
+  }
+
+  claimAccount(handle: string, password: string | null): Promise<void> {
+    return this.accountStep(async () => {
+      const token = this.persist.token ?? "";
+      this.signedIn(password === null ? await claimWithPasskey(token, handle) : await claimWithPassword(token, handle, password));
+    });
+  }
+
+  signIn(handle: string | null, password: string | null): Promise<void> {
+    return this.accountStep(async () => {
+      const device = this.persist.device;
+      this.signedIn(handle === null || password === null ? await signInWithPasskey(device) : await signInWithPassword(handle, password, device));
+    });
+  }
+
+  signOut(everywhere: boolean): Promise<void> {
+    return this.accountStep(async () => {
+      const token = this.persist.token ?? "";
+      await (everywhere ? signOutEverywhere(token) : signOut(token));
+      this.becomeGuest();
+    });
+  }
+
+  async deleteAccount(): Promise<void> {
+    if (!(await this.ask(t("account.deleteAsk", { handle: this.handle ?? "" }), t("account.deleteYes")))) return;
+    await this.accountStep(async () => {
+      await deleteAccount(this.persist.token ?? "");
+      this.becomeGuest();
+    });
+  }
+
   // --- requests ------------------------------------------------------------------------------
 
   private fail(error: unknown): void {
     if (error instanceof RequestError) {
       const key = `error.${error.code}` as MessageKey;
-      this.showToast(key in DICTIONARIES.en ? t(key) : t("error.generic", { code: error.code }));
+      const minutes = Math.max(1, Math.ceil(Number(error.detail.seconds ?? 0) / 60));
+      this.showToast(key in DICTIONARIES.en ? t(key, { minutes }) : t("error.generic", { code: error.code }));
     } else if (error instanceof ConnectionLost) {
       this.showToast(t("error.offline"));
     } else {
@@ -448,7 +553,8 @@ export class App implements AppActions {
   async createRoom(mode: "ai" | "private", level?: string, options: RoomOptions = {}): Promise<void> {
     if (!(await this.mayStartAnother())) return;
     try {
-      const result = await this.session.createRoom({ mode, level, ...options });
+      const pace = mode === "ai" && this.settings.current.fastAi ? { ai_pace: "fast" } : {};
+      const result = await this.session.createRoom({ mode, level, ...options, ...pace });
       const room = String(result.room);
       this.followRoom(room, false);
       this.navigate({ name: "room", id: room });
@@ -457,12 +563,25 @@ export class App implements AppActions {
     }
   }
 
-  async quickMatch(): Promise<void> {
+  startTutorial(): Promise<void> {
+    return this.createRoom("ai", "easy", { tutorial: true });
+  }
+
+  tutorialSkipped(room: string): boolean {
+    return this.skippedGuide === room;
+  }
+
+  skipTutorial(room: string): void {
+    this.skippedGuide = room;
+    this.render();
+  }
+
+  async quickMatch(rated = false): Promise<void> {
     if (!(await this.mayStartAnother())) return;
     try {
       this.queued = true;
       this.render();
-      const result = await this.session.request("quick_match");
+      const result = await this.session.request("quick_match", rated ? { rated: true } : {});
       if (typeof result.room === "string") {
         this.followRoom(result.room, false);
         this.queued = result.queued === true;
@@ -546,8 +665,16 @@ export class App implements AppActions {
 
   act(action: Action): void {
     if (this.busy) return;
+    // a knock or a gin is shown first (its melds and deadwood), and played when confirmed:
+    // the same action again (the preview's button, or the same card once more)
+    if ((action.kind === "knock" || action.kind === "gin") && action.card && this.knockCard !== action.card) {
+      this.knockCard = action.card;
+      this.render();
+      return;
+    }
     this.busy = true;
     this.pick = null;
+    this.knockCard = null;
     if (action.kind === "next_hand") this.pendingResult = null;
     this.render();
     this.session.act(action).catch((error: unknown) => {
@@ -575,6 +702,10 @@ export class App implements AppActions {
   private closeTalk(): void {
     this.talk.setOpen(false);
     this.root.querySelector<HTMLElement>("[data-key=talk-toggle]")?.focus();
+  }
+
+  reviewHand(hand: string): Promise<Record<string, unknown>> {
+    return this.session.request("review_hand", { hand });
   }
 
   say(phrase: QuickMessage): void {
@@ -608,6 +739,11 @@ export class App implements AppActions {
     const view = this.view;
     const shown = view?.game?.phase === "hand_over" ? view.game.last_hand : null;
     if (view && shown) this.closedResult = `${view.room}-${shown.hand}`;
+    // a player's result of a hand the other dealt on from: a turn of theirs waited for it
+    const read = this.pendingResult;
+    if (view && read && view.seat !== null && view.results_open?.[view.seat]) {
+      this.session.request("close_result", { room: view.room, hand: read.hand }).catch((error: unknown) => this.fail(error));
+    }
     this.pendingResult = null;
     this.render();
     this.root.querySelector<HTMLElement>("[data-autofocus]")?.focus();
@@ -618,8 +754,18 @@ export class App implements AppActions {
     this.render();
   }
 
+  playedForSeen(key: string): number {
+    return this.playedForTold.get(key) ?? 0;
+  }
+
+  seePlayedFor(key: string, count: number): void {
+    this.playedForTold.set(key, count);
+    this.render();
+  }
+
   setPick(mode: PickMode): void {
     this.pick = mode;
+    this.knockCard = null;
     this.render();
   }
 
@@ -641,6 +787,8 @@ export class App implements AppActions {
     this.session.request("lobby").then(
       (result) => {
         this.lobbyHands = Array.isArray(result.recent_hands) ? (result.recent_hands as LobbyHand[]) : [];
+        this.myHands = Array.isArray(result.my_hands) ? (result.my_hands as LobbyHand[]) : [];
+        this.addServerMatches(result.my_rooms);
         this.liveRooms = Array.isArray(result.live) ? (result.live as LiveRoom[]) : [];
         this.liveLoaded = Date.now();
         this.render();
@@ -655,6 +803,19 @@ export class App implements AppActions {
       },
       (error: unknown) => this.fail(error),
     );
+  }
+
+  /** The rooms in play that the server knows of this player (signed in on another device
+   * too) join this browser's matches, so the lobby offers each one. */
+  private addServerMatches(rooms: unknown): void {
+    if (!Array.isArray(rooms)) return;
+    const known = new Set(this.persist.matches.map((match) => match.room));
+    const added: SavedMatch[] = [];
+    for (const item of rooms as { room?: unknown; kind?: unknown }[]) {
+      if (typeof item?.room !== "string" || known.has(item.room)) continue;
+      added.push({ room: item.room, mode: item.kind === "ai" ? "ai" : "private", opponent: null, opponentAi: null, since: Date.now() });
+    }
+    if (added.length > 0) this.persist.matches = [...this.persist.matches, ...added];
   }
 
   /** Read "Live now" again (GET /api/live); the lobby is drawn again only when it changed. */
@@ -676,12 +837,17 @@ export class App implements AppActions {
   async copy(text: string): Promise<void> {
     try {
       await navigator.clipboard.writeText(text);
-      this.copied = true;
+      this.copied = text;
+      window.clearTimeout(this.copiedTimer);
+      this.copiedTimer = window.setTimeout(() => {
+        this.copied = null;
+        this.render();
+      }, COPIED_SHOWN_MS);
     } catch {
       // no clipboard (insecure origin, refused): select the text for a manual copy
       const input = this.root.querySelector<HTMLInputElement>("input[data-copy]");
       input?.select();
-      this.copied = false;
+      this.copied = null;
     }
     this.render();
   }
@@ -697,6 +863,12 @@ export class App implements AppActions {
     if (clock && deadline) {
       const left = Math.max(0, Math.ceil(deadline - Date.now() / 1000));
       clock.textContent = t("table.clock", { n: left });
+    }
+    const countdown = this.root.querySelector<HTMLElement>("[data-testid=away-countdown]");
+    if (countdown) {
+      const until = Number(countdown.dataset.until);
+      const left = until - Date.now() / 1000;
+      countdown.textContent = t("away.countdown", { name: countdown.dataset.name ?? "", time: minutesSeconds(left) });
     }
   }
 
@@ -760,7 +932,13 @@ export class App implements AppActions {
         if (this.replay) main.append(renderReplay(this, this.replay));
         break;
       case "rules":
-        main.append(renderRules(getLang()));
+        main.append(renderRules(getLang(), () => void this.startTutorial()));
+        break;
+      case "profile":
+        main.append(renderProfile(this, this.profile));
+        break;
+      case "leaderboard":
+        main.append(renderLeaderboard(this, this.leaderboard));
         break;
     }
     this.root.append(main);

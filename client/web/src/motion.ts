@@ -212,11 +212,15 @@ function playReveal(root: ParentNode, before: Before): void {
       index += 1;
     }
   }
-  const defender = result.querySelector(".result-hand:not(.knocker) .groups");
-  const from = defender?.getBoundingClientRect();
-  if (!from) return;
+  // each laid-off card flies from the defender's hand (its deadwood, where the card was),
+  // the size of a card all the way: the box it starts from is a card's box, not the hand's
+  const defender = result.querySelector(".result-hand:not(.knocker) .group-deadwood") ?? result.querySelector(".result-hand:not(.knocker) .groups");
+  const area = defender?.getBoundingClientRect();
+  if (!area) return;
   let index = 0;
   for (const element of result.querySelectorAll(".laid-off")) {
+    const card = element.getBoundingClientRect();
+    const from = new DOMRect(area.left + area.width / 2 - card.width / 2, area.top + area.height / 2 - card.height / 2, card.width, card.height);
     travel({ element, from, id: "motion-layoff", delay: 420 + index * 90 });
     index += 1;
   }

@@ -7,10 +7,14 @@
 
 import { t, type MessageKey } from "./i18n";
 import type { NameParts } from "./protocol";
+import type { AILevel } from "./wire-types";
+
+/** The AI levels players are offered, weakest first. */
+export const AI_LEVELS: readonly AILevel[] = ["easy", "normal", "hard"];
 
 const AI_NAME = /^AI \((easy|normal|hard)\)$/;
 const DEFAULT_NAME = /^Player ([A-Za-z0-9_-]{5})$/;
-const LEVELS = new Set(["easy", "normal", "hard"]);
+const LEVELS = new Set<string>(AI_LEVELS);
 
 /** The one naming of an AI player, at the table, in the lobby and in replays. */
 export function aiName(level: string): string {

@@ -53,7 +53,7 @@ export class RoomTracker {
     const lastHand = update.view?.game?.last_hand;
     if (lastHand) this.lastResult = lastHand;
     const replayed = this.resuming || update.seq <= this.replayThrough;
-    applied?.push({ seq: update.seq, events: update.events, view: update.view, replayed });
+    applied?.push({ seq: update.seq, events: update.events, view: update.view ?? null, replayed });
     return "applied";
   }
 

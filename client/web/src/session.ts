@@ -16,12 +16,16 @@ import {
   type Action,
   type ErrorMsg,
   type Fields,
+  type RequestFields,
   type RequestId,
+  type RequestType,
   type SaidMsg,
   type ServerMessage,
 } from "./protocol";
+import { AI_LEVELS } from "./names";
 import { RoomTracker, type Applied } from "./room-state";
 import type { Persist, SavedRoom } from "./storage";
+import type { AILevel } from "./wire-types";
 
 export type ConnStatus = "connecting" | "online" | "reconnecting" | "offline";
 
@@ -92,6 +96,17 @@ const RETRY_SAME_ID = new Set(["not_replicated", "store_unavailable"]);
 const SAME_ID_RETRIES = 5;
 const OPEN = 1;
 
+/** Each AI level's rating from the hello ack's `ai_ratings`: the levels given a whole number. */
+export function levelRatings(value: unknown): Partial<Record<AILevel, number>> {
+  const ratings: Partial<Record<AILevel, number>> = {};
+  if (typeof value !== "object" || value === null) return ratings;
+  for (const level of AI_LEVELS) {
+    const rating: unknown = (value as Record<string, unknown>)[level];
+    if (typeof rating === "number" && Number.isInteger(rating)) ratings[level] = rating;
+  }
+  return ratings;
+}
+
 export function backoffDelay(attempt: number, random: () => number): number {
   const base = Math.min(10_000, 500 * 2 ** Math.min(attempt, 5));
   return Math.round(base * (0.5 + random() / 2));
@@ -104,6 +119,15 @@ export class Session {
   /** What the server said the name is made of: the id of its default name, null for a chosen
    * one, undefined until it said (an older server). */
   nameId: string | null | undefined = undefined;
+  /** The turn clock the server gives a room between people that asks for none (and every
+   * quick match), from the hello ack; null until it is known. */
+  defaultTurnSeconds: number | null = null;
+  /** How long a person of a room between people may be away before the other may claim the
+   * win (the hello ack's `away_grace`); null until it is known. */
+  awayGrace: number | null = null;
+  /** Each AI level's rating on the players' scale (the hello ack's `ai_ratings`, from the
+   * league of bench/league.py); empty until it is known. */
+  aiRatings: Partial<Record<AILevel, number>> = {};
   tracker: RoomTracker | null = null;
   /** How many reconnects were scheduled since the last successful hello. */
   attempts = 0;
@@ -294,6 +318,7 @@ export class Session {
         if (error instanceof RequestError && error.code === "bad_token") {
           // an unknown token (the server's data was reset): start as a new player
           this.opts.persist.token = null;
+          this.opts.persist.handle = null;
           this.opts.persist.room = null;
           this.tracker = null;
           this.emit("notice", "bad_token", error.message);
@@ -311,9 +336,13 @@ export class Session {
   private helloDone(result: Record<string, unknown>): void {
     this.authenticated = true;
     this.attempts = 0;
+    this.opts.persist.handle = typeof result.handle === "string" ? result.handle : null;
     this.playerId = String(result.player_id ?? "");
     this.name = String(result.name ?? "");
     this.setNameId(result);
+    if (typeof result.turn_seconds === "number") this.defaultTurnSeconds = result.turn_seconds;
+    if (typeof result.away_grace === "number") this.awayGrace = result.away_grace;
+    this.aiRatings = levelRatings(result.ai_ratings);
     if (typeof result.token === "string") this.opts.persist.token = result.token;
     this.opts.persist.name = this.name;
     this.startPings();
@@ -436,10 +465,15 @@ export class Session {
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
-  /** Send a request once the session is authenticated; resolves with the ack's result. */
-  async request(t: string, fields: Fields = {}): Promise<Record<string, unknown>> {
+  /** Send a request once the session is authenticated; resolves with the ack's result. The
+   * fields are those protocol/messages.py declares for `t` (messages.ts): a request without
+   * required fields may leave them out. */
+  async request<T extends RequestType>(
+    t: T,
+    ...fields: object extends RequestFields<T> ? [RequestFields<T>?] : [RequestFields<T>]
+  ): Promise<Record<string, unknown>> {
     await this.ready();
-    return this.raw(t, fields);
+    return this.raw(t, fields[0] ?? {});
   }
 
   /** Follow a room: its updates are applied to the tracker (and it is resumed after every

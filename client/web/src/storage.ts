@@ -43,24 +43,6 @@ export interface SavedMatch {
   since: number;
 }
 
-/** A finished hand this browser played, for "My hands". */
-export interface PlayedHand {
-  id: string;
-  room: string;
-  hand: number;
-  players: (string | null)[];
-  ai: (string | null)[];
-  /** The ids of default names (absent in hands kept before the server sent them). */
-  nameIds?: (string | null)[];
-  kind: string;
-  winner: number | null;
-  points: number;
-  /** When the hand ended, as this browser saw it (ms since the epoch). */
-  at: number;
-}
-
-const MAX_PLAYED_HANDS = 200;
-
 const PREFIX = "gin.";
 
 export class Persist {
@@ -112,6 +94,22 @@ export class Persist {
     this.set("token", value);
   }
 
+  /** The account's handle when this browser is signed in to one (null: a guest). */
+  get handle(): string | null {
+    return this.get("handle");
+  }
+  set handle(value: string | null) {
+    this.set("handle", value);
+  }
+
+  /** The proof that this browser signed in before (eases the sign-in limit for its owner). */
+  get device(): string | null {
+    return this.get("device");
+  }
+  set device(value: string | null) {
+    this.set("device", value);
+  }
+
   get name(): string | null {
     return this.get("name");
   }
@@ -157,17 +155,6 @@ export class Persist {
   forgetMatch(room: string): void {
     const matches = this.matches;
     if (matches.some((item) => item.room === room)) this.matches = matches.filter((item) => item.room !== room);
-  }
-
-  get playedHands(): PlayedHand[] {
-    const saved = this.getJson<PlayedHand[]>("hands");
-    return Array.isArray(saved) ? saved.filter((hand) => typeof hand?.id === "string") : [];
-  }
-
-  keepHand(hand: PlayedHand): void {
-    const hands = this.playedHands;
-    if (hands.some((item) => item.id === hand.id)) return;
-    this.set("hands", JSON.stringify([...hands, hand].slice(-MAX_PLAYED_HANDS)));
   }
 
   get hand(): SavedHand | null {

@@ -66,7 +66,7 @@ describe("the layout across reloads and hands", () => {
 
 describe("the hint", () => {
   const hand = ["3H", "4H", "5H", "9C", "9D", "9S", "KD", "2C", "AS", "6C", "7D"];
-  const discards = (cards: string[]) => cards.map((card) => ({ kind: "discard", card }));
+  const discards = (cards: string[]) => cards.map((card) => ({ kind: "discard" as const, card }));
 
   it("only when asked, only among allowed discards, gone once the hand changes", () => {
     const layout = new HandLayout(new Persist(null));

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { setLang } from "../src/i18n";
 import { aiName, displayName, isDefaultName, keptName, nameFromParts, seatName } from "../src/names";
 import { parseRoute, routePath } from "../src/routes";
+import { handsByMatch } from "../src/my-hands";
 import { Persist } from "../src/storage";
 import { MemoryStorage } from "./memory-storage";
 
@@ -63,6 +64,17 @@ describe("a whole match's replay address", () => {
   });
 });
 
+describe("a profile's address", () => {
+  it("is /@/HANDLE, any script, encoded", () => {
+    expect(parseRoute("/@/%D0%90%D0%B4%D0%B0_1")).toEqual({ name: "profile", handle: "Ада_1" });
+    expect(routePath({ name: "profile", handle: "Ада_1" })).toBe("/@/%D0%90%D0%B4%D0%B0_1");
+    expect(parseRoute("/@/me")).toEqual({ name: "profile", handle: "me" });
+    expect(parseRoute("/leaderboard/")).toEqual({ name: "leaderboard" });
+    expect(routePath({ name: "leaderboard" })).toBe("/leaderboard");
+    expect(parseRoute("/@/%E0%A4%A")).toEqual({ name: "lobby" });
+  });
+});
+
 describe("this browser's matches and hands", () => {
   it("keeps each match once, with when it was first seen, and forgets it", () => {
     const persist = new Persist(new MemoryStorage());
@@ -74,11 +86,12 @@ describe("this browser's matches and hands", () => {
     expect(persist.matches.map((match) => match.room)).toEqual(["b"]);
   });
 
-  it("keeps each finished hand once", () => {
-    const persist = new Persist(new MemoryStorage());
-    const hand = { id: "a-1", room: "a", hand: 1, players: ["Ada", "Bea"], ai: [null, null], kind: "knock", winner: 0, points: 7, at: 5 };
-    persist.keepHand(hand);
-    persist.keepHand({ ...hand, at: 6 });
-    expect(persist.playedHands).toEqual([hand]);
+  it("lists the server's finished hands of the player by match, each once, the newest match first", () => {
+    const hand = (room: string, number: number, at: number) => ({ id: `${room}-${number}`, room, players: ["Ada", "Bea"], result: { kind: "knock", winner: 0, points: 7, hand: number }, finished_at: at });
+    const matches = handsByMatch([hand("b", 2, 30), hand("a", 1, 10), hand("b", 1, 20), hand("b", 2, 30), { room: "c" }]);
+    expect(matches.map((match) => [match.room, match.hands.map((listed) => listed.id), match.latest])).toEqual([
+      ["b", ["b-1", "b-2"], 30],
+      ["a", ["a-1"], 10],
+    ]);
   });
 });

@@ -21,7 +21,7 @@ function view(seq: number, extra: Partial<RoomView> = {}): RoomView {
 }
 
 function update(seq: number, withView = true, events: GameEvent[] = [{ type: "hidden" }]): UpdateMsg {
-  return { t: "update", room: "r1", seq, events, view: withView ? view(seq) : null };
+  return { t: "update", room: "r1", seq, events, view: withView ? view(seq) : undefined };
 }
 
 describe("RoomTracker", () => {

@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { decodeAny, encodeMessage, type Fields, type RoomView } from "../src/protocol";
 import { RoomTracker } from "../src/room-state";
-import { ConnectionLost, RequestError, Session, backoffDelay, type SocketLike } from "../src/session";
+import { ConnectionLost, RequestError, Session, backoffDelay, levelRatings, type SocketLike } from "../src/session";
 import { Persist } from "../src/storage";
 import { MemoryStorage } from "./memory-storage";
 
@@ -113,6 +113,21 @@ describe("Session", () => {
     await flush();
     socket.receive("said", { room: "r1", seat: 1, phrase: "good_luck", at: 1764412800123 });
     expect(heard).toEqual([{ t: "said", room: "r1", seat: 1, phrase: "good_luck", at: 1764412800123 }]);
+  });
+
+  it("keeps each AI level's rating from the hello ack, and only whole numbers of known levels", async () => {
+    const session = makeSession();
+    session.start();
+    expect(session.aiRatings).toEqual({});
+    const socket = sockets[0];
+    socket.open();
+    const hello = socket.last("hello");
+    socket.receive("ack", { id: hello.id, result: { player_id: "p-1", name: "Ada", token: "tk_abc", ai_ratings: { easy: 1330, normal: 1510, hard: 1690 } } });
+    await flush();
+    expect(session.aiRatings).toEqual({ easy: 1330, normal: 1510, hard: 1690 });
+    expect(levelRatings({ easy: 1330.5, normal: "1510", hard: 1690, expert: 2000 })).toEqual({ hard: 1690 });
+    expect(levelRatings(null)).toEqual({});
+    expect(levelRatings([1, 2, 3])).toEqual({});
   });
 
   it("says hello with the protocol version and keeps the token it gets", async () => {

@@ -16,13 +16,13 @@ describe("settings read back", () => {
     for (const raw of [null, undefined, 3, "dark", [], [1, 2], {}]) expect(parseSettings(raw)).toEqual(DEFAULT_SETTINGS);
     expect(parseStoredSettings(null)).toEqual(DEFAULT_SETTINGS);
     expect(parseStoredSettings("{not json")).toEqual(DEFAULT_SETTINGS);
-    expect(DEFAULT_SETTINGS).toMatchObject({ sound: false, deck: "two", cardSize: "medium", theme: null, motion: null, hints: true, notifications: false });
+    expect(DEFAULT_SETTINGS).toMatchObject({ sound: false, deck: "two", cardSize: "medium", theme: null, motion: null, hints: true, notifications: false, fastAi: false });
   });
 
   it("keep each valid value and replace each bad one by its default", () => {
-    const good = { sound: true, deck: "four", cardSize: "large", theme: "dark", motion: "reduced", hints: false, notifications: true };
+    const good = { sound: true, deck: "four", cardSize: "large", theme: "dark", motion: "reduced", hints: false, notifications: true, fastAi: true };
     expect(parseSettings(good)).toEqual(good);
-    const bad = { sound: "yes", deck: "five", cardSize: "huge", theme: "blue", motion: 1, hints: null, notifications: "on", extra: 1 };
+    const bad = { sound: "yes", deck: "five", cardSize: "huge", theme: "blue", motion: 1, hints: null, notifications: "on", fastAi: "yes", extra: 1 };
     expect(parseSettings(bad)).toEqual(DEFAULT_SETTINGS);
     expect(parseSettings({ deck: "four", cardSize: "tiny" })).toEqual({ ...DEFAULT_SETTINGS, deck: "four" });
   });

@@ -31,7 +31,8 @@ from server.engine import (
     views,
 )
 from server.engine import rules as engine_rules
-from server.engine.views import hand_parts, legal_action_dicts, public_game_parts, rules_dict
+from server.engine.state import rules_dict
+from server.engine.views import hand_parts, legal_action_dicts, public_game_parts
 from tests.protocol.test_melds_fast_paths import ref_best_arrangement, ref_from_mask
 from tests.server.engine.playing import random_step
 from tests.support.seeds import seed_of

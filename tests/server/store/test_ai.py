@@ -186,3 +186,126 @@ async def test_a_request_carries_the_rank_of_its_asker(store: Store) -> None:
     assert [(request.room_id, request.rank) for request in claimed] == [("r1", 2), ("r2", 0)]
     with pytest.raises(ValueError):
         await store.request_ai_seat("r3", 1, "easy", rank=-1)
+
+
+# -- the queue of waiting seats (issue 27 item 2) ------------------------------------------
+
+
+async def _ask(store: Store, *seats: tuple[str, int], rank: int = 0) -> None:
+    """Ask for each seat in turn, a few ms apart (their ages differ)."""
+    for room_id, seat in seats:
+        await store.request_ai_seat(room_id, seat, "easy", rank=rank)
+        await asyncio.sleep(0.005)
+
+
+async def test_waiting_seats_are_taken_oldest_first_each_by_one_server(store: Store) -> None:
+    await _ask(store, ("q1", 1), ("q2", 1), ("q3", 0))
+    assert await store.take_ai_seats(2, 10_000) == [("q1", 1), ("q2", 1)]
+    assert await store.take_ai_seats(5, 10_000) == [("q3", 0)]  # q1, q2 are offered
+    assert await store.take_ai_seats(5, 10_000) == []
+    places = await store.ai_queue_places([("q1", 1), ("q2", 1), ("q3", 0), ("q9", 1)])
+    assert {seat: place.position for seat, place in places.items()} == {
+        ("q1", 1): 1,
+        ("q2", 1): 2,
+        ("q3", 0): 3,
+    }
+    await store.settle_ai_seat("q1", 1)  # a worker took q1
+    places = await store.ai_queue_places([("q1", 1), ("q2", 1), ("q3", 0)])
+    assert {seat: place.position for seat, place in places.items()} == {("q2", 1): 1, ("q3", 0): 2}
+    await store.release_ai_offer("q2", 1)  # q2's worker handed it back
+    assert await store.take_ai_seats(5, 10_000) == [("q2", 1)]
+    await store.drop_ai_lease("q3", 0)  # q3 needs no AI any more
+    summary = await store.ai_queue_summary()
+    assert summary.waiting == 1
+    assert summary.oldest_ms == places[("q2", 1)].asked_ms
+
+
+async def test_an_offer_that_lapsed_is_taken_again(store: Store) -> None:
+    await _ask(store, ("lapse1", 1))
+    assert await store.take_ai_seats(1, 1) == [("lapse1", 1)]
+    await asyncio.sleep(0.01)
+    assert await store.take_ai_seats(1, 10_000) == [("lapse1", 1)]
+
+
+async def test_a_seat_asked_for_again_keeps_its_place(store: Store) -> None:
+    """Its lease ran out while it waited (or its worker left): it is asked for again. Before
+    the queue, the new request went behind every request made meanwhile."""
+    await _ask(store, ("keep1", 1), ("keep2", 1), ("keep1", 1))
+    places = await store.ai_queue_places([("keep1", 1), ("keep2", 1)])
+    assert places[("keep1", 1)].position == 1
+    assert places[("keep1", 1)].asked_ms < places[("keep2", 1)].asked_ms
+    assert await store.take_ai_seats(1, 10_000) == [("keep1", 1)]
+
+
+async def test_a_players_further_seats_wait_behind_other_players_first(store: Store) -> None:
+    await _ask(store, ("second1", 1), rank=1)
+    await _ask(store, ("first1", 1), ("first2", 1))
+    assert await store.take_ai_seats(3, 10_000) == [("first1", 1), ("first2", 1), ("second1", 1)]
+    summary = await store.ai_queue_summary()
+    places = await store.ai_queue_places([("second1", 1)])
+    assert summary.waiting == 3
+    assert summary.oldest_ms == places[("second1", 1)].asked_ms  # the oldest, served last
+
+
+async def test_seats_handed_back_are_passed_over(store: Store) -> None:
+    await _ask(store, ("skip1", 1), ("skip2", 1))
+    assert await store.take_ai_seats(1, 10_000, skip=[("skip1", 1)]) == [("skip2", 1)]
+
+
+async def test_servers_taking_at_once_take_each_seat_once(
+    store: Store, store_factory: StoreFactory
+) -> None:
+    seats = [(f"race{i}", 1) for i in range(30)]
+    for room_id, seat in seats:
+        await store.request_ai_seat(room_id, seat, "easy")
+    servers = [await store_factory() for _ in range(4)]
+    takes = await asyncio.gather(*(server.take_ai_seats(4, 10_000) for server in servers * 3))
+    taken = [seat for take in takes for seat in take]
+    assert len(taken) == len(set(taken)) == len(seats)
+
+
+async def test_an_empty_queue(store: Store) -> None:
+    summary = await store.ai_queue_summary()
+    assert (summary.waiting, summary.oldest_ms) == (0, None)
+    assert await store.ai_queue_places([("none1", 1)]) == {}
+    assert await store.ai_queue_places([]) == {}
+    with pytest.raises(ValueError):
+        await store.take_ai_seats(0, 10_000)
+
+
+async def test_request_written_before_the_queue_is_queued_at_its_age(store: Store) -> None:
+    """A request read from the stream whose seat is not in the queue (written by an older
+    server in a rolling deploy) is put there, at its entry's time."""
+    entry_id = await store.request_ai_seat("old2", 1, "easy")
+    await asyncio.sleep(0.005)
+    await store.request_ai_seat("new2", 1, "easy")
+    await store.take_ai_seats(5, 10_000)
+    await store.settle_ai_seat("old2", 1)
+    (request,) = [r for r in await store.claim_ai_requests("w1", count=5) if r.room_id == "old2"]
+    await store.queue_ai_requests([request])
+    places = await store.ai_queue_places([("old2", 1), ("new2", 1)])
+    assert places[("old2", 1)].position == 1
+    assert places[("old2", 1)].asked_ms == int(entry_id.partition("-")[0])
+
+
+async def test_seats_in_use_are_summed_over_processes_until_they_lapse(store: Store) -> None:
+    await store.set_ai_in_use("p1", {"easy": 2, "hard": 1}, ttl_ms=10_000)
+    await store.set_ai_in_use("p2", {"easy": 1}, ttl_ms=10_000)
+    assert await store.ai_in_use() == {"easy": 3, "hard": 1}
+    await store.set_ai_in_use("p1", {"easy": 0, "hard": 1}, ttl_ms=10_000)
+    assert await store.ai_in_use() == {"easy": 1, "hard": 1}
+    await store.set_ai_in_use("p2", {"easy": 1}, ttl_ms=1)  # p2 stops renewing: it lapses
+    await asyncio.sleep(0.01)
+    assert await store.ai_in_use() == {"hard": 1}
+    with pytest.raises(ValueError):
+        await store.set_ai_in_use("bad:id", {"easy": 1}, ttl_ms=10)
+
+
+async def test_a_seat_asked_for_again_at_an_age_of_its_own_goes_by_it(store: Store) -> None:
+    """A person back in a paused AI room: its seat is asked for at the room's age, before
+    the seats asked for since."""
+    await _ask(store, ("since1", 1))
+    await store.request_ai_seat("paused1", 1, "easy", asked_ms=1_000)
+    assert await store.take_ai_seats(2, 10_000) == [("paused1", 1), ("since1", 1)]
+    with pytest.raises(ValueError):
+        await store.request_ai_seat("paused2", 1, "easy", asked_ms=-1)

@@ -22,7 +22,8 @@ from tests.support.redis_server import RedisServer
 def test_supported_urls() -> None:
     assert supports("redis://127.0.0.1:6379/0")
     assert supports("unix:///run/redis.sock")
-    assert not supports("rediss://example:6380/0")  # TLS stays with redis-py
+    assert supports("rediss://example:6380/0")  # TLS too (tests/server/store/test_tls.py)
+    assert not supports("http://example:6380/0")
 
 
 async def test_concurrent_commands_get_their_own_replies(redis_url: str, raw: Redis) -> None:

@@ -23,7 +23,6 @@ from server.store import (
     decode_room_message,
     encode_room_message,
 )
-from server.store import feed as feed_module
 from server.store.feed import RoomFeed
 from server.store.subscriber import FeedSink, Subscriber
 from tests.server.store.conftest import next_item
@@ -426,26 +425,6 @@ async def test_password_username_and_database_from_the_url(
             await refused.close()
     finally:
         await publisher.aclose()
-
-
-async def test_the_redis_py_fallback(
-    store: Store, raw: Redis, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """URLs the hiredis connection does not serve (TLS) go through redis-py's PubSub."""
-    monkeypatch.setattr(feed_module, "supports", lambda url: False)
-    await store.create_room("r1", b"s0")
-    async with store.feed() as feed:
-        await feed.add("r1")
-        assert isinstance(feed._link, feed_module._PubSubLink)
-        assert (await store.commit("r1", 0, b"s1", b"c1")).ok
-        assert await next_item(feed) == RoomUpdate("r1", 1, b"c1", b"s1")
-        assert await raw.client_kill_filter(_type="pubsub") >= 1
-        assert await next_item(feed) == FeedReconnected(frozenset({"r1"}))
-        await feed.remove("r1")
-        assert (await store.commit("r1", 1, b"s2", b"c2")).ok
-        await feed.add("r1")
-        assert (await store.commit("r1", 2, b"s3", b"c3")).ok
-        assert await next_item(feed) == RoomUpdate("r1", 3, b"c3", b"s3")
 
 
 async def test_close_returns_even_when_a_cancellation_is_lost(

@@ -67,3 +67,14 @@ async def test_a_hand_record_written_before_privacy_counts_as_not_public(
     await raw.hset(keys.hand("legacy-1"), mapping={"room": "r1", "finished": "1.5", "blob": "x"})
     record = await store.get_hand("legacy-1")
     assert record is not None and record.public is False
+
+
+async def test_a_players_matches_newest_first_one_entry_per_match(store: Store) -> None:
+    now = float(int(time.time()))
+    await store.save_match("p1", '{"room":"r1"}', now - 2)
+    await store.save_match("p1", '{"room":"r2"}', now - 1)
+    await store.save_match("p1", '{"room":"r1"}', now)  # written again (the sweep): moved
+    assert await store.player_matches("p1") == [('{"room":"r1"}', now), ('{"room":"r2"}', now - 1)]
+    assert await store.player_matches("p2") == []
+    await store.delete_player("p1")
+    assert await store.player_matches("p1") == []

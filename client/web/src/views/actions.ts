@@ -6,7 +6,7 @@ import type { Lang } from "../i18n";
 import type { Action, HandOver, LiveRoom, LobbyHand, RoomView } from "../protocol";
 import type { Route } from "../routes";
 import type { ConnStatus, Session } from "../session";
-import type { PlayedHand, SavedMatch, Stats } from "../storage";
+import type { SavedMatch, Stats } from "../storage";
 import type { QuickMessage, Talk } from "../talk";
 
 export type PickMode = "knock" | "gin" | null;
@@ -30,13 +30,15 @@ export interface RoomOptions {
   rules?: { target?: number; game_bonus?: boolean; box_bonus?: boolean; shutout_bonus?: boolean };
   turn_seconds?: number;
   stand_in?: boolean;
+  /** The guided first hand (against the easy AI only): its fixed, friendly deal. */
+  tutorial?: boolean;
 }
 
 export interface AppActions {
   // --- what a view reads
   readonly route: Route;
   readonly status: ConnStatus;
-  readonly session: Pick<Session, "name" | "nameId" | "tracker" | "unfollow">;
+  readonly session: Pick<Session, "name" | "nameId" | "tracker" | "unfollow" | "defaultTurnSeconds" | "awayGrace" | "aiRatings">;
   /** The followed room's view when the page shows that room, else null. */
   readonly view: RoomView | null;
   readonly pick: PickMode;
@@ -53,31 +55,44 @@ export interface AppActions {
   /** The player's arrangement of their own hand, the card just drawn, the discard hint. */
   readonly hand: HandLayout;
   readonly rematchAsked: boolean;
-  readonly copied: boolean;
+  /** The text just copied (for a few seconds), or null. */
+  readonly copied: string | null;
   /** Whether the move history is unfolded; the table view keeps it as the player leaves it. */
   historyOpen: boolean;
   /** This browser's matches still in play (and those of them the page does not show). */
   readonly matches: readonly SavedMatch[];
   readonly otherMatches: readonly SavedMatch[];
-  /** The finished hands this browser played. */
-  readonly playedHands: readonly PlayedHand[];
+  /** The player's own finished hands, from the server (null: not read yet). */
+  readonly myHands: readonly LobbyHand[] | null;
   readonly question: Question | null;
   /** Quick messages: the bubbles beside the seats, the menu, the mute (views/talk.ts). */
   readonly talk: Pick<Talk, "open" | "muted" | "bubble" | "setOpen" | "setMuted">;
   seatName(view: RoomView | null, seat: number): string;
+  /** The account this browser is signed in to (null: a guest), and the account form's state. */
+  readonly handle: string | null;
+  readonly accountBusy: boolean;
 
   // --- what a view asks for
   render(): void;
   navigate(route: Route, replace?: boolean): void;
   changeLang(lang: Lang): void;
   setName(name: string): Promise<void>;
+  claimAccount(handle: string, password: string | null): Promise<void>;
+  signIn(handle: string | null, password: string | null): Promise<void>;
+  signOut(everywhere: boolean): Promise<void>;
+  deleteAccount(): Promise<void>;
   createRoom(mode: "ai" | "private", level?: string, options?: RoomOptions): Promise<void>;
   answer(yes: boolean): void;
-  quickMatch(): Promise<void>;
+  quickMatch(rated?: boolean): Promise<void>;
   cancelQuickMatch(): Promise<void>;
   leave(): Promise<void>;
   rematch(): Promise<void>;
   act(action: Action): void;
+  /** How many of a hand's moves made for this player (``room:hand``) they have seen told. */
+  playedForSeen(key: string): number;
+  seePlayedFor(key: string, count: number): void;
+  /** The card of the knock (or gin) being previewed, before it is confirmed; null: none. */
+  readonly knockCard: string | null;
   setPick(mode: PickMode): void;
   dismissResult(): void;
   /** Show again the result of the finished hand the reader closed. */
@@ -89,4 +104,10 @@ export interface AppActions {
   decideForAway(kind: "claim_win" | "stand_in"): Promise<void>;
   /** Send the other player a quick message. */
   say(phrase: QuickMessage): void;
+  /** The guided first hand: start one, whether the player skipped the guide of this room. */
+  startTutorial(): Promise<void>;
+  tutorialSkipped(room: string): boolean;
+  skipTutorial(room: string): void;
+  /** Ask for the review of a finished hand (review_hand); resolves with where it stands. */
+  reviewHand(hand: string): Promise<Record<string, unknown>>;
 }

@@ -11,6 +11,13 @@ export function bdi(name: string): HTMLElement {
   return h("bdi", null, name);
 }
 
+/** A rating's change as the match's end and the profile show it: "1512 → 1527, +15" (numbers
+ * left to right in every language). */
+export function ratingChangeText(before: number, after: number, delta?: number): string {
+  const change = delta ?? Math.round(after) - Math.round(before);
+  return `${Math.round(before)} → ${Math.round(after)}, ${change >= 0 ? "+" : "−"}${Math.abs(change)}`;
+}
+
 /** A translated sentence whose parameters may be elements (names in <bdi>). */
 export function say(key: MessageKey, params: Record<string, Child> = {}): Child[] {
   const template = DICTIONARIES[getLang()][key] ?? DICTIONARIES.en[key];

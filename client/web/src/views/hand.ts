@@ -5,7 +5,8 @@
 // events; with the keyboard by Alt + arrow. The card just drawn is marked until the discard,
 // and the "Hint" button names the discard that leaves the least deadwood.
 
-import { cardName, sortCards, sortMeld } from "../cards";
+import { cardName, shortName, sortCards, sortMeld } from "../cards";
+import { bestDiscard } from "../melds";
 import { h } from "../dom";
 import type { HandSort } from "../hand-layout";
 import { t, type MessageKey } from "../i18n";
@@ -89,7 +90,7 @@ export function renderHand(app: AppActions, view: RoomView, game: GameView): HTM
     const button: HTMLButtonElement = h(
       "button",
       {
-        class: `card${action ? " live" : ""}${isNew ? " new" : ""}${game.taken_card === card ? " taken" : ""}${hinted ? " hinted" : ""}`,
+        class: `card${action ? " live" : ""}${isNew ? " new" : ""}${game.taken_card === card ? " taken" : ""}${app.pick && app.knockCard === card ? " chosen" : ""}${hinted ? " hinted" : ""}`,
         "data-key": `card-${card}`,
         "data-card": card,
         "data-testid": `card-${card}`,
@@ -219,13 +220,28 @@ export function renderHand(app: AppActions, view: RoomView, game: GameView): HTM
       h("span", { class: "name" }, say("seat.you", { name: bdi(app.seatName({ ...view, seat: null }, seat)) })),
       seatBadges(app, view, seat),
       h("span", { class: "score", "aria-hidden": "true" }, String(game.scores[seat])),
-      h("span", { class: "deadwood", "data-testid": "deadwood" }, t("table.deadwood", { n: game.deadwood_points ?? 0 })),
+      deadwoodFigure(game),
       renderTalkControl(app, view),
       renderTalkBubble(app, view, seat),
     ),
     hand,
     renderTools(app, view, game, sort, myTurn),
   );
+}
+
+/** The deadwood counter. With eleven cards (the discard to make) it counts the ten left after
+ * the best discard, and says which one: all eleven would count a card about to go. */
+function deadwoodFigure(game: GameView): HTMLElement {
+  const allowed = (game.legal_actions ?? []).filter((action) => action.kind === "discard" && action.card).map((action) => action.card as string);
+  const best = game.phase === "discard" && allowed.length ? bestDiscard(game.cards ?? [], allowed) : null;
+  if (best) {
+    return h(
+      "span",
+      { class: "deadwood", "data-testid": "deadwood", "data-after": best.card, "data-deadwood": String(best.deadwood) },
+      t("table.deadwoodAfter", { card: `\u2066${shortName(best.card)}\u2069`, n: best.deadwood }),
+    );
+  }
+  return h("span", { class: "deadwood", "data-testid": "deadwood", "data-deadwood": String(game.deadwood_points ?? 0) }, t("table.deadwood", { n: game.deadwood_points ?? 0 }));
 }
 
 /** The sort buttons, the hint button and the hint itself. */

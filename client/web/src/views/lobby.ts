@@ -1,22 +1,16 @@
 // The lobby: play an AI, a friend (private room, invite code, the room's options) or anyone
-// (quick match); this browser's matches still in play; the finished hands to replay (this
-// browser's, by match, and everybody's recent ones); my stats.
+// (quick match); the matches still in play; the finished hands to replay (the player's own,
+// from the server, by match, and everybody's recent ones); my stats; the leaderboard's link.
 
 import { h } from "../dom";
 import { getLang, t, type MessageKey } from "../i18n";
-import { displayName, isDefaultName, keptName, seatName } from "../names";
+import { AI_LEVELS, displayName, isDefaultName, keptName, seatName } from "../names";
 import type { LobbyHand } from "../protocol";
-import type { PlayedHand } from "../storage";
+import { handId, handNumber, handsByMatch } from "../my-hands";
 import type { AppActions, RoomOptions } from "./actions";
 import { bdi, say } from "./common";
+import { renderAccount } from "./account";
 import { renderLiveNow } from "./live";
-
-export function handId(hand: LobbyHand): string | null {
-  if (typeof hand.id === "string") return hand.id;
-  const number = hand.hand ?? hand.result?.hand;
-  if (typeof hand.room === "string" && typeof number === "number") return `${hand.room}-${number}`;
-  return null;
-}
 
 function resultLine(hand: LobbyHand): string {
   const kind = hand.kind ?? hand.result?.kind;
@@ -55,7 +49,19 @@ function replayLink(app: AppActions, id: string, label: string, match = false): 
 }
 
 /** The options of a new room, kept on the app while the lobby re-renders. */
-function renderOptions(options: RoomOptions): HTMLElement {
+/** The turn clock a room will get: the one chosen, else the server's default for rooms between
+ * people (the hello ack's), shown selected, so that what the lobby shows is what the room gets. */
+export function chosenClock(options: RoomOptions, serverDefault: number | null): number {
+  return options.turn_seconds ?? serverDefault ?? 0;
+}
+
+function clockText(seconds: number): string {
+  return seconds ? t("options.clockOn", { n: seconds }) : t("options.clockOff");
+}
+
+function renderOptions(options: RoomOptions, serverDefault: number | null): HTMLElement {
+  const clock = chosenClock(options, serverDefault);
+  const choices = [...new Set([0, 30, 60, 120, clock])].sort((a, b) => a - b);
   const rules = (options.rules ??= {});
   const check = (name: "game_bonus" | "box_bonus" | "shutout_bonus") =>
     h(
@@ -92,24 +98,29 @@ function renderOptions(options: RoomOptions): HTMLElement {
       check("game_bonus"),
       check("box_bonus"),
       check("shutout_bonus"),
-      h("p", { class: "hint" }, t("options.peopleOnly")),
+      // "Against a friend, also:" leads the line of the options it is about
       h(
-        "label",
-        null,
-        t("options.clockLabel"),
-        " ",
+        "div",
+        { class: "people-only", role: "group", "aria-labelledby": "people-only", "data-testid": "people-only" },
+        h("span", { class: "hint", id: "people-only" }, t("options.peopleOnly")),
         h(
-          "select",
-          { "data-testid": "option-clock", onchange: (event: Event) => (options.turn_seconds = Number((event.target as HTMLSelectElement).value)) },
-          [0, 30, 60, 120].map((n) => h("option", { value: String(n), selected: (options.turn_seconds ?? 0) === n }, n ? t("options.clockOn", { n }) : t("options.clockOff"))),
+          "label",
+          null,
+          t("options.clockLabel"),
+          " ",
+          h(
+            "select",
+            { "data-testid": "option-clock", onchange: (event: Event) => (options.turn_seconds = Number((event.target as HTMLSelectElement).value)) },
+            choices.map((n) => h("option", { value: String(n), selected: clock === n }, clockText(n))),
+          ),
         ),
-      ),
-      h(
-        "label",
-        { class: "check" },
-        h("input", { type: "checkbox", "data-testid": "option-stand-in", checked: options.stand_in === true, onchange: (event: Event) => (options.stand_in = (event.target as HTMLInputElement).checked) }),
-        " ",
-        t("options.standIn"),
+        h(
+          "label",
+          { class: "check" },
+          h("input", { type: "checkbox", "data-testid": "option-stand-in", checked: options.stand_in === true, onchange: (event: Event) => (options.stand_in = (event.target as HTMLInputElement).checked) }),
+          " ",
+          t("options.standIn"),
+        ),
       ),
     ),
   );
@@ -143,11 +154,8 @@ function renderMyMatches(app: AppActions): HTMLElement | null {
 }
 
 function renderMyHands(app: AppActions): HTMLElement | null {
-  const hands = app.playedHands;
-  if (hands.length === 0) return null;
-  const byRoom = new Map<string, PlayedHand[]>();
-  for (const hand of hands) byRoom.set(hand.room, [...(byRoom.get(hand.room) ?? []), hand]);
-  const rooms = [...byRoom.entries()].sort((a, b) => b[1][b[1].length - 1].at - a[1][a[1].length - 1].at);
+  const matches = handsByMatch(app.myHands ?? []);
+  if (matches.length === 0) return null;
   return h(
     "section",
     { class: "panel wide", "aria-labelledby": "h-my-hands" },
@@ -155,33 +163,34 @@ function renderMyHands(app: AppActions): HTMLElement | null {
     h(
       "ul",
       { class: "my-hands", "data-testid": "my-hands" },
-      rooms.map(([room, played]) => {
-        const first = played[0];
-        const players = first.players.map((name, seat) => keptName(name, first.ai[seat] ?? null, first.nameIds?.[seat]));
+      matches.map(({ room, hands, latest }) => {
+        const first = hands[0];
+        const firstId = handId(first);
         return h(
           "li",
           { "data-room": room },
           h(
             "p",
             { class: "match-line" },
-            h("span", { class: "who" }, say("lobby.handLine", { a: bdi(players[0] ?? "?"), b: bdi(players[1] ?? "?") })),
+            h("span", { class: "who" }, say("lobby.handLine", { a: bdi(handPlayer(first, 0)), b: bdi(handPlayer(first, 1)) })),
             " · ",
-            h("span", { class: "what" }, when(first.at)),
+            h("span", { class: "what" }, when(latest * 1000)),
             " ",
-            replayLink(app, first.id, t("sheet.replayMatch"), true),
+            replayLink(app, firstId ?? `${room}-1`, t("sheet.replayMatch"), true),
           ),
           h(
             "ol",
             { class: "hands" },
-            [...played].sort((a, b) => a.hand - b.hand).map((hand) =>
-              h(
+            hands.map((hand) => {
+              const id = handId(hand);
+              return h(
                 "li",
                 null,
-                h("span", null, t("table.handNo", { n: hand.hand }), " · ", resultLine({ kind: hand.kind, winner: hand.winner, points: hand.points, players, seats: players.map((name) => ({ name, name_id: null, ai: null })) })),
+                h("span", null, t("table.handNo", { n: handNumber(hand) ?? 0 }), " · ", resultLine(hand)),
                 " ",
-                replayLink(app, hand.id, t("lobby.replay")),
-              ),
-            ),
+                id ? replayLink(app, id, t("lobby.replay")) : null,
+              );
+            }),
           ),
         );
       }),
@@ -220,11 +229,14 @@ export function renderLobby(app: AppActions, options: RoomOptions): HTMLElement 
     { class: "panel", "aria-labelledby": "h-ai" },
     h("h2", { id: "h-ai" }, t("lobby.ai")),
     h("p", { class: "hint" }, t("lobby.aiHelp", { target: 100 })),
+    h("p", { class: "hint small-print", "data-testid": "ai-clock" }, clockText(0)),
+    Object.keys(app.session.aiRatings).length ? h("p", { class: "hint", "data-testid": "ai-ratings-help" }, t("lobby.aiRatingsHelp")) : null,
     h(
       "div",
       { class: "buttons" },
-      (["easy", "normal", "hard"] as const).map((level) =>
-        h(
+      AI_LEVELS.map((level) => {
+        const rating = app.session.aiRatings[level];
+        return h(
           "button",
           {
             class: `primary level-${level}`,
@@ -233,9 +245,13 @@ export function renderLobby(app: AppActions, options: RoomOptions): HTMLElement 
             onclick: () => void app.createRoom("ai", level, { rules: { ...options.rules } }),
           },
           t(`level.${level}`),
-        ),
-      ),
+          rating === undefined
+            ? null
+            : h("span", { class: "level-rating", "data-testid": `ai-rating-${level}` }, say("lobby.levelRating", { rating: h("bdi", { dir: "ltr" }, String(rating)) })),
+        );
+      }),
     ),
+    h("p", { class: "guided" }, h("button", { class: "link", "data-key": "start-tutorial", "data-testid": "start-tutorial", onclick: () => void app.startTutorial() }, t("coach.start"))),
   );
 
   const friendSection = h(
@@ -244,7 +260,7 @@ export function renderLobby(app: AppActions, options: RoomOptions): HTMLElement 
     h("h2", { id: "h-friend" }, t("lobby.friend")),
     h(
       "button",
-      { class: "primary", "data-key": "create-private", "data-testid": "create-private", onclick: () => void app.createRoom("private", undefined, { ...options, rules: { ...options.rules } }) },
+      { class: "primary", "data-key": "create-private", "data-testid": "create-private", onclick: () => void app.createRoom("private", undefined, { ...options, turn_seconds: chosenClock(options, app.session.defaultTurnSeconds), rules: { ...options.rules } }) },
       t("lobby.create"),
     ),
     h(
@@ -275,7 +291,23 @@ export function renderLobby(app: AppActions, options: RoomOptions): HTMLElement 
           h("span", null, t("lobby.searching")),
           h("button", { "data-key": "quick-cancel", onclick: () => void app.cancelQuickMatch() }, t("lobby.cancel")),
         )
-      : h("button", { class: "primary", "data-key": "quick", "data-testid": "quick-match", onclick: () => void app.quickMatch() }, t("lobby.quickGo")),
+      : h(
+          "div",
+          { class: "quick-buttons" },
+          h("button", { class: "primary", "data-key": "quick", "data-testid": "quick-match", onclick: () => void app.quickMatch() }, t("lobby.quickGo")),
+          h("button", { "data-key": "quick-rated", "data-testid": "rated-match", title: t("lobby.ratedHint"), onclick: () => void app.quickMatch(true) }, t("lobby.ratedGo")),
+        ),
+    h(
+      "p",
+      { class: "hint" },
+      h(
+        "a",
+        { href: "/leaderboard", "data-testid": "lobby-leaderboard", onclick: (event: MouseEvent) => { if (event.ctrlKey || event.metaKey) return; event.preventDefault(); app.navigate({ name: "leaderboard" }); } },
+        t("leaderboard.open"),
+      ),
+    ),
+    // a quick match takes no options: it always gets the server's clock
+    app.session.defaultTurnSeconds === null ? null : h("p", { class: "hint small-print", "data-testid": "quick-clock" }, clockText(app.session.defaultTurnSeconds)),
   );
 
   const hands = app.lobbyHands;
@@ -360,6 +392,7 @@ export function renderLobby(app: AppActions, options: RoomOptions): HTMLElement 
         nameInput,
         h("button", { type: "submit", "data-key": "save-name" }, t("lobby.saveName")),
       ),
+      renderAccount(app),
       inMatch
         ? h(
             "button",
@@ -374,7 +407,7 @@ export function renderLobby(app: AppActions, options: RoomOptions): HTMLElement 
         : null,
     ),
     renderMyMatches(app),
-    h("section", { class: "panel wide options-panel" }, renderOptions(options)),
+    h("section", { class: "panel wide options-panel" }, renderOptions(options, app.session.defaultTurnSeconds)),
     aiSection,
     friendSection,
     quickSection,

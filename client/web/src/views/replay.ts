@@ -10,6 +10,8 @@ import type { AppActions } from "./actions";
 import { seatName } from "../names";
 import { bdi, cardBack, cardGroup, cardView, say } from "./common";
 import { resultHand, resultHeadline } from "./result";
+import { frameSteps, ReviewModel } from "../review-model";
+import { markOf, renderReviewPanel, renderVerdict } from "./review";
 
 const PLAY_EVERY_MS = 900;
 
@@ -31,6 +33,9 @@ export class ReplayController {
   lastOfMatch = false;
   record: HandRecord | null = null;
   frames: Frame[] = [];
+  /** The hand's review (docs/review.md), and the record's event index of each frame. */
+  review: ReviewModel | null = null;
+  steps: number[] = [];
   index = 0;
   playing = false;
   failed = false;
@@ -65,8 +70,12 @@ export class ReplayController {
     this.id = id;
     this.record = record;
     this.frames = buildFrames(record);
+    this.steps = frameSteps(record, this.frames.map((frame) => frame.event));
     this.index = 0;
     this.lastOfMatch = false;
+    this.review?.stop();
+    this.review = new ReviewModel(id, this.changed);
+    void this.review.load();
   }
 
   /** Show the match's previous (-1) or next (+1) hand; false when there is none. */
@@ -146,6 +155,7 @@ export class ReplayController {
 
   stop(): void {
     this.pause();
+    this.review?.stop();
   }
 }
 
@@ -180,11 +190,13 @@ export function renderReplay(app: AppActions, replay: ReplayController): HTMLEle
   );
   const frame = replay.frames[replay.index];
   const last = replay.frames.length - 1;
-  // arrows point the way the page reads: mirrored right to left
+  // arrows point the way the page reads: mirrored right to left, where First is the right-most
+  // button. The glyph is set left to right (dir=ltr): « and ‹ are mirrored characters, which a
+  // right-to-left line would turn round again.
   const rtl = direction(getLang()) === "rtl";
   const glyph = { first: rtl ? "»" : "«", back: rtl ? "›" : "‹", forward: rtl ? "‹" : "›", last: rtl ? "«" : "»" };
   const control = (key: string, label: string, symbol: string, onclick: () => void, disabled: boolean) =>
-    h("button", { "data-key": `replay-${key}`, "data-testid": `replay-${key}`, "aria-label": label, title: label, disabled, onclick }, h("span", { "aria-hidden": "true" }, symbol), h("span", { class: "label" }, label));
+    h("button", { "data-key": `replay-${key}`, "data-testid": `replay-${key}`, "aria-label": label, title: label, disabled, onclick }, h("span", { "aria-hidden": "true", dir: "ltr" }, symbol), h("span", { class: "label" }, label));
 
   const seatRow = (seat: number) => {
     const hand = frame.hands[seat] ?? [];
@@ -200,6 +212,9 @@ export function renderReplay(app: AppActions, replay: ReplayController): HTMLEle
   };
 
   const top = frame.discard[frame.discard.length - 1];
+  const review = replay.review;
+  const decision = review ? review.decisionAt(replay.steps[replay.index] ?? -1) : null;
+  const mark = markOf(decision);
   return h(
     "div",
     { class: "replay", "data-testid": "replay", "data-step": String(replay.index), "data-steps": String(replay.frames.length) },
@@ -223,7 +238,8 @@ export function renderReplay(app: AppActions, replay: ReplayController): HTMLEle
       control("last", t("replay.last"), glyph.last, () => replay.go(last), replay.index === last),
     ),
     h("p", { class: "step", "data-testid": "replay-step" }, t("replay.step", { i: replay.index, n: last })),
-    h("p", { class: "caption", role: "status", "aria-live": "polite", "data-testid": "replay-caption" }, caption(frame, players)),
+    h("p", { class: "caption", role: "status", "aria-live": "polite", "data-testid": "replay-caption" }, caption(frame, players), mark ? h("span", { class: "review-mark", dir: "ltr", "data-testid": "replay-mark" }, ` ${mark}`) : null),
+    renderVerdict(decision),
     seatRow(1),
     h(
       "div",
@@ -238,6 +254,9 @@ export function renderReplay(app: AppActions, replay: ReplayController): HTMLEle
     frame.result && frame.result.layoffs?.length
       ? h("p", { class: "layoff-line" }, t("result.layoffs"), ": ", frame.result.layoffs.map((layoff) => cardView(layoff.card, { class: "small" })))
       : null,
+    review
+      ? renderReviewPanel(review, players, replay.steps, replay.index, (index) => { replay.pause(); replay.go(index); }, () => void review.ask((hand) => app.reviewHand(hand)))
+      : null,
     h(
       "p",
       { class: "buttons" },
@@ -247,6 +266,11 @@ export function renderReplay(app: AppActions, replay: ReplayController): HTMLEle
   );
 }
 
-function backLink(app: AppActions): HTMLElement {
-  return h("button", { "data-key": "back-lobby", onclick: () => app.navigate({ name: "lobby" }) }, t("match.lobby"));
+/** Back where the replay was opened from: the table of the match the page follows (a replay
+ * opened from its score sheet), and the lobby. */
+function backLink(app: AppActions): HTMLElement[] {
+  const room = app.session.tracker?.room;
+  const lobby = h("button", { "data-key": "back-lobby", "data-testid": "replay-back-lobby", onclick: () => app.navigate({ name: "lobby" }) }, t("match.lobby"));
+  if (!room) return [lobby];
+  return [h("button", { class: "primary", "data-key": "back-table", "data-testid": "replay-back-table", onclick: () => app.navigate({ name: "room", id: room }) }, t("replay.backToTable")), lobby];
 }

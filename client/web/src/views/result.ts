@@ -5,8 +5,9 @@ import { cardName, shortName, sortCards, sortMeld } from "../cards";
 import { h } from "../dom";
 import { direction, getLang, t, tSeat, type MessageKey } from "../i18n";
 import type { HandOver, RoomView } from "../protocol";
+import { matchSummary } from "../match-summary";
 import type { AppActions } from "./actions";
-import { bdi, cardGroup, cardView, say, saySeat } from "./common";
+import { bdi, cardGroup, cardView, ratingChangeText, say, saySeat } from "./common";
 
 export function resultHeadline(result: HandOver, name: (seat: number) => string, me: number | null = null): string {
   if (result.kind === "dead" || result.winner === null) return t("result.dead");
@@ -116,6 +117,23 @@ export function renderResult(app: AppActions, view: RoomView, result: HandOver, 
       bdi(name(other)),
       ` ${scores[other]} · ${t("result.toTarget", { target })}`,
     ),
+    h(
+      "p",
+      { class: "buttons review-link" },
+      h(
+        "a",
+        {
+          href: `/replay/${view.room}-${result.hand}`,
+          "data-key": "result-review",
+          "data-testid": "result-review",
+          onclick: (event: MouseEvent) => {
+            event.preventDefault();
+            app.navigate({ name: "replay", id: `${view.room}-${result.hand}` });
+          },
+        },
+        t("review.ask"),
+      ),
+    ),
     matchOver
       ? null
       : h(
@@ -126,6 +144,16 @@ export function renderResult(app: AppActions, view: RoomView, result: HandOver, 
             : h("button", { class: "primary", "data-key": "continue", "data-autofocus": true, "data-testid": "continue", onclick: () => app.dismissResult() }, t("result.continue")),
         ),
   );
+}
+
+/** The player's rating change at a rated match's end: "1512 → 1527, +15" (left to right in
+ * every language: numbers). A watcher sees none; a casual match has none. */
+function ratingChange(view: RoomView, me: number | null): HTMLElement | null {
+  const mine = me === null ? null : view.ratings?.[me];
+  if (!view.rated) return null;
+  if (!mine || mine.after === undefined || mine.before === undefined) return h("p", { class: "hint", "data-testid": "rating-change" }, t("match.ratingPending"));
+  const change = ratingChangeText(mine.before, mine.after, mine.delta);
+  return h("p", { class: "rating-change", "data-testid": "rating-change" }, t("match.rating"), " ", h("bdi", { dir: "ltr" }, change));
 }
 
 export function renderMatchOver(app: AppActions, view: RoomView): HTMLElement {
@@ -152,6 +180,8 @@ export function renderMatchOver(app: AppActions, view: RoomView): HTMLElement {
     h("h2", { id: "match-title", tabindex: "-1" }, t("match.over")),
     h("p", { class: "headline", "data-testid": "match-headline" }, headline),
     h("p", { class: "match-score" }, say("match.totals", { a: [bdi(name(first)), ` ${totals[first]}`], b: [bdi(name(1 - first)), ` ${totals[1 - first]}`] })),
+    ratingChange(view, me),
+    summaryTable(app, view, first),
     otherAsked && !asked && other !== null ? h("p", null, say("match.rematchAsked", { name: bdi(name(other)) })) : null,
     asked && other !== null ? h("p", { class: "hint" }, say("match.rematchWaiting", { name: bdi(name(other)) })) : null,
     h(
@@ -164,7 +194,57 @@ export function renderMatchOver(app: AppActions, view: RoomView): HTMLElement {
             t("match.rematch"),
           )
         : null,
+      replayMatchLink(app, view),
       h("button", { "data-key": "to-lobby", onclick: () => { app.session.unfollow(); app.navigate({ name: "lobby" }); } }, t("match.lobby")),
     ),
+  );
+}
+
+/** Each player's gins, undercuts, knocks and best hand (none before a hand was won). */
+function summaryTable(app: AppActions, view: RoomView, first: number): HTMLElement | null {
+  const results = view.game?.results ?? [];
+  if (!results.some((result) => result.winner !== null && result.kind !== "dead")) return null;
+  const summary = matchSummary(results);
+  const order = [first, 1 - first];
+  const row = (label: MessageKey, cell: (seat: number) => string, key: string) =>
+    h("tr", { "data-testid": `summary-${key}` }, h("th", { scope: "row" }, t(label)), order.map((seat) => h("td", { "data-seat": String(seat) }, cell(seat))));
+  const best = (seat: number) => {
+    const hand = summary[seat].best;
+    return hand ? t("match.bestHand", { kind: t(`result.kind.${hand.kind}` as MessageKey), points: hand.points, n: hand.hand }) : "—";
+  };
+  return h(
+    "table",
+    { class: "match-summary", "data-testid": "match-summary" },
+    h("caption", { class: "sr-only" }, t("match.summary")),
+    h("thead", null, h("tr", null, h("td"), order.map((seat) => h("th", { scope: "col" }, bdi(app.seatName(view, seat)))))),
+    h(
+      "tbody",
+      null,
+      row("stats.gins", (seat) => String(summary[seat].gins), "gins"),
+      row("stats.undercuts", (seat) => String(summary[seat].undercuts), "undercuts"),
+      row("stats.knocks", (seat) => String(summary[seat].knocks), "knocks"),
+      row("match.best", best, "best"),
+    ),
+  );
+}
+
+/** The whole match, replayed from its first hand (none when no hand was played to its end). */
+function replayMatchLink(app: AppActions, view: RoomView): HTMLElement | null {
+  if (!(view.game?.results ?? []).length) return null;
+  const id = `${view.room}-1`;
+  return h(
+    "a",
+    {
+      href: `/replay/${id}?match=1`,
+      class: "button",
+      "data-key": "match-replay",
+      "data-testid": "match-replay",
+      onclick: (event: MouseEvent) => {
+        if (event.ctrlKey || event.metaKey) return;
+        event.preventDefault();
+        app.navigate({ name: "replay", id, match: true });
+      },
+    },
+    t("sheet.replayMatch"),
   );
 }

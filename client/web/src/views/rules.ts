@@ -4,6 +4,7 @@
 import { HOW_TO_PLAY, parseDocument, type Block } from "../content";
 import { h } from "../dom";
 import { t, type Lang } from "../i18n";
+import { renderRulesPictures } from "./rules-pictures";
 
 function renderBlock(block: Block, first: boolean): HTMLElement {
   switch (block.kind) {
@@ -20,12 +21,18 @@ function renderBlock(block: Block, first: boolean): HTMLElement {
   }
 }
 
-export function renderRules(lang: Lang): HTMLElement {
+export function renderRules(lang: Lang, startTutorial: () => void): HTMLElement {
   const [guide, ...cards] = HOW_TO_PLAY[lang];
   return h(
     "article",
     { class: "rules panel", "data-testid": "rules", lang },
+    h(
+      "p",
+      { class: "buttons guided" },
+      h("button", { class: "primary", "data-key": "rules-tutorial", "data-testid": "rules-tutorial", onclick: startTutorial }, t("coach.start")),
+    ),
     h("section", { class: "document", "data-testid": "how-to-play" }, parseDocument(guide).map((block, at) => renderBlock(block, at === 0))),
+    renderRulesPictures(),
     h(
       "section",
       { class: "document controls" },

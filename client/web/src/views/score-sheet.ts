@@ -26,6 +26,7 @@ export function renderRoomRules(view: RoomView, game: GameView): HTMLElement {
     " · ",
     clock,
     view.stand_in_level === undefined ? null : h("span", { "data-testid": "room-stand-in" }, " · ", standIn(view)),
+    view.ai_pace === "fast" ? h("span", { "data-testid": "room-ai-pace" }, " · ", t("options.fastAi")) : null,
   );
 }
 

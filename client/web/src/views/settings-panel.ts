@@ -1,5 +1,5 @@
 // The settings panel's content (the dialog around it is settings-dialog.ts): sound, colours,
-// cards, motion, help and notifications, each a native control with its label.
+// cards, motion, help and notifications, the AI's pace, each a native control with its label.
 
 import { h, type Child } from "../dom";
 import { t, type MessageKey } from "../i18n";
@@ -117,6 +117,12 @@ export function renderSettingsPanel(model: SettingsPanelModel): HTMLElement {
         disabled: blocked,
         hint: notificationHint(model),
       }),
+    ),
+    h(
+      "fieldset",
+      null,
+      h("legend", null, t("settings.againstAi")),
+      checkbox("fast-ai", "settings.fastAi", settings.fastAi, (on) => model.change({ fastAi: on }), { hint: t("settings.fastAiHint") }),
     ),
     h(
       "p",

@@ -48,6 +48,8 @@ export function renderTalkBubble(app: AppActions, view: RoomView, seat: number):
 export function renderTalkControl(app: AppActions, view: RoomView, place: "seat" | "match-over" = "seat"): HTMLElement | null {
   if (!canTalk(view) || view.seat === null) return null;
   if ((view.status === "finished") !== (place === "match-over")) return null;
+  // an opponent who left the match (a forfeit) is not there to read it
+  if (typeof view.forfeit === "number") return null;
   const talk = app.talk;
   const name = app.seatName(view, 1 - view.seat);
   const toggle = h(
