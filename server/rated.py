@@ -69,16 +69,25 @@ def abandoned_by(room: Room) -> int | None:
     return room.forfeit
 
 
+#: What a seat's rating change adds to the room's ``ratings`` (its view shows them to the
+#: players and the watchers; the rest of a rating history's entry, the opponent's id and the
+#: time, stays in the history).
+SHOWN_CHANGE = ("before", "after", "rd", "shown", "delta")
+
+
 def with_ratings(
     room: Room, changes: tuple[dict[str, Any], dict[str, Any]]
 ) -> tuple[Room, list[Event]]:
     """The finished room with each seat's rating before and after the match's update
-    (``changes``: ``before``, ``after``, ``rd``, ``shown`` per seat), once: a room that has them
-    keeps them."""
+    (``changes``: a rating history's entry per seat, of which ``SHOWN_CHANGE`` is kept), once:
+    a room that has them keeps them."""
     current = room.ratings or (None, None)
     if all(entry is not None and "after" in entry for entry in current):
         return room, []
-    merged = tuple({**(current[index] or {}), **changes[index]} for index in (0, 1))
+    merged = tuple(
+        {**(current[index] or {}), **{key: changes[index][key] for key in SHOWN_CHANGE}}
+        for index in (0, 1)
+    )
     room = replace(room, ratings=(merged[0], merged[1]))
     return room, [{"type": "rated", "ratings": [dict(entry) for entry in merged]}]
 

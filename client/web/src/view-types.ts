@@ -1,7 +1,8 @@
 // The server's views of a room and what the lobby lists: plain data inside the messages
-// (`view`, `events`, acks' results), written by hand. The messages themselves, and the types
-// shared with them (Action, ...), are generated from protocol/messages.py (messages.ts,
-// wire-types.ts): `python -m protocol.typescript`.
+// (`view`, `events`, acks' results), written by hand; tests/e2e/test_view_types.py checks them
+// against a real match's frames (every entry sent is declared, every required one is sent).
+// The messages themselves, and the types shared with them (Action, ...), are generated from
+// protocol/messages.py (messages.ts, wire-types.ts): `python -m protocol.typescript`.
 
 import type { Action } from "./wire-types";
 
@@ -84,6 +85,8 @@ export interface GameView {
   stock_size: number;
   discard_pile: string[];
   taken_card: string | null;
+  /** Draws from the discard pile this hand (the dead-hand safety cap, docs/protocol.md). */
+  discard_draws: number;
   history: Move[];
   scores: number[];
   results: { kind: string; winner: number | null; points: number }[];
