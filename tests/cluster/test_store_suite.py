@@ -22,6 +22,7 @@ from tests.server.store import (
     test_lobby,
     test_players,
     test_quotas,
+    test_rated_pairing,
     test_ratings,
     test_request_keys,
     test_rooms,
@@ -72,5 +73,6 @@ globals().update(
         test_request_keys,
         test_finished_history,
         test_ratings,
+        test_rated_pairing,
     )
 )
