@@ -14,6 +14,7 @@ from __future__ import annotations
 from types import ModuleType
 
 from tests.server.store import (
+    test_abandonment,
     test_ai,
     test_feed,
     test_finished_history,
@@ -74,5 +75,6 @@ globals().update(
         test_finished_history,
         test_ratings,
         test_rated_pairing,
+        test_abandonment,
     )
 )
