@@ -88,6 +88,7 @@ export class App implements AppActions {
   copied: string | null = null;
   private copiedTimer: number | undefined;
   historyOpen = !window.matchMedia?.("(max-width: 720px)").matches;
+  roomOptionsOpen = false;
   replay: ReplayController | null = null;
   question: Question | null = null;
   readonly talk: Talk;
@@ -608,7 +609,11 @@ export class App implements AppActions {
     if (this.joining === code) return;
     this.joining = code;
     try {
-      const result = await this.session.request("join_room", { invite: code });
+      const result = await this.joinAgreeing(code);
+      if (result === null) {
+        this.navigate({ name: "lobby" }, true);
+        return;
+      }
       const room = String(result.room);
       this.followRoom(room, false);
       this.navigate({ name: "room", id: room }, true);
@@ -617,6 +622,19 @@ export class App implements AppActions {
       this.navigate({ name: "lobby" }, true);
     } finally {
       this.joining = null;
+    }
+  }
+
+  /** Join by invite; a rated room is joined only once the player agrees to play it rated
+   * (the server answers `rated_not_agreed` first, nobody seated). Null: they said no. */
+  private async joinAgreeing(code: string): Promise<Record<string, unknown> | null> {
+    try {
+      return await this.session.request("join_room", { invite: code });
+    } catch (error) {
+      if (!(error instanceof RequestError) || error.code !== "rated_not_agreed") throw error;
+      const target = Number(error.detail.target ?? 100);
+      if (!(await this.ask(t("join.ratedAsk", { target }), t("join.ratedYes")))) return null;
+      return await this.session.request("join_room", { invite: code, rated: true });
     }
   }
 

@@ -139,6 +139,7 @@ export const ar: Dictionary = {
   "pick.gin": "اختر الورقة التي ترميها لإعلان جين",
 
   "invite.waiting": "في انتظار صديقك. أرسل إليه هذا الرابط:",
+  "invite.rated": "مباراة مصنّفة: يوافق صديقك عليها قبل أن يجلس (لأصحاب الحسابات فقط).",
   "invite.copy": "انسخ الرابط",
   "invite.copied": "نُسخ الرابط",
   "invite.watchLink": "انسخ رابط المشاهدين",
@@ -265,6 +266,8 @@ export const ar: Dictionary = {
   "player.default": "اللاعب {id}",
   "confirm.another": "مباراتك ضد {name} ما زالت جارية. أتبدأ مباراة أخرى؟ تلك المباراة تنتظرك في الردهة.",
   "confirm.anotherYes": "ابدأ مباراة أخرى",
+  "join.ratedAsk": "هذه المباراة إلى {target} نقطة مصنّفة. نتيجتها تغيّر تصنيف اللاعبَين؛ والمغادرة قبل نهايتها تُحسب خسارة، ومغادرة المباريات المصنّفة كثيرًا تغلق اللعب المصنّف مدةً. أتجلس؟",
+  "join.ratedYes": "اجلس لمباراة مصنّفة",
   "table.left": "غادرت المباراة: يفوز خصمك بها بالانسحاب.",
   "table.watching": "أنت تشاهد {a} ضد {b}",
   "table.scoreWatchLabel": "النتيجة: {a} {x}، {b} {y}؛ المباراة حتى {target}",
@@ -289,6 +292,8 @@ export const ar: Dictionary = {
   "options.clockOff": "بلا ساعة للدور",
   "options.standIn": "ذكاء اصطناعي يلعب عن من يغادر",
   "options.peopleOnly": "ضد صديق، أيضًا:",
+  "options.rated": "مصنّفة: تغيّر النتيجة تصنيف اللاعبَين",
+  "options.ratedGuest": "الغرف المصنّفة لأصحاب الحسابات: احفظ لاعبك كحساب (في الأعلى) لتنشئ واحدة.",
   "sheet.title": "ورقة النتائج",
   "sheet.hand": "اليد",
   "sheet.how": "كيف",
@@ -356,6 +361,7 @@ export const ar: Dictionary = {
   "match.ratingPending": "يجري تحديث تصنيفك…",
   "error.account_required": "المباريات المصنّفة لأصحاب الحسابات: احفظ لاعبك كحساب أولًا.",
   "error.rated_cooldown": "غادرت مباريات مصنّفة كثيرًا: يعود اللعب المصنّف بعد {minutes} دقيقة. اللعب الودي متاح.",
+  "error.rated_not_agreed": "هذه المباراة مصنّفة: وافق على لعبها مصنّفةً لتجلس.",
   // page-feel: the settings panel, sound, the tab title and the your-turn notification
   "settings.title": "الإعدادات",
   "settings.sound": "الصوت",

@@ -138,6 +138,7 @@ export const en = {
   "pick.gin": "Choose the card to discard for gin",
 
   "invite.waiting": "Waiting for your friend. Send them this link:",
+  "invite.rated": "A rated match: your friend agrees to it before sitting down (account holders only).",
   "invite.copy": "Copy link",
   "invite.copied": "Link copied",
   "invite.watchLink": "Copy the link for spectators",
@@ -264,6 +265,8 @@ export const en = {
   "player.default": "Player {id}",
   "confirm.another": "Your match against {name} is still on. Start another one? That match waits for you in the lobby.",
   "confirm.anotherYes": "Start another",
+  "join.ratedAsk": "This match to {target} points is rated. Its result changes both players' ratings; leaving before the end counts as a loss, and leaving rated matches often closes rated play for a while. Sit down?",
+  "join.ratedYes": "Sit down to a rated match",
   "table.left": "You left the match: your opponent wins it by forfeit.",
   "table.watching": "You are watching {a} vs {b}",
   "table.scoreWatchLabel": "Score: {a} {x}, {b} {y}; the match goes to {target}",
@@ -288,6 +291,8 @@ export const en = {
   "options.clockOff": "No turn clock",
   "options.standIn": "An AI plays for a person who leaves",
   "options.peopleOnly": "Against a friend, also:",
+  "options.rated": "Rated: the result changes both players' ratings",
+  "options.ratedGuest": "Rated rooms are for account holders: keep your player as an account (above) to make one.",
   "sheet.title": "Score sheet",
   "sheet.hand": "Hand",
   "sheet.how": "How",
@@ -355,6 +360,7 @@ export const en = {
   "match.ratingPending": "Your rating is being updated…",
   "error.account_required": "Rated matches are for account holders: keep your player as an account first.",
   "error.rated_cooldown": "You left rated matches too often: rated play opens again in {minutes} min. Casual play is open.",
+  "error.rated_not_agreed": "This match is rated: agree to play it rated to sit down.",
   // page-feel: the settings panel, sound, the tab title and the your-turn notification
   "settings.title": "Settings",
   "settings.sound": "Sound",

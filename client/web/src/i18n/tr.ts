@@ -139,6 +139,7 @@ export const tr: Dictionary = {
   "pick.gin": "Gin için atacağın kartı seç",
 
   "invite.waiting": "Arkadaşın bekleniyor. Ona bu bağlantıyı gönder:",
+  "invite.rated": "Puanlı maç: arkadaşın oturmadan önce bunu kabul eder (yalnızca hesap sahipleri).",
   "invite.copy": "Bağlantıyı kopyala",
   "invite.copied": "Bağlantı kopyalandı",
   "invite.watchLink": "İzleyiciler için bağlantıyı kopyala",
@@ -265,6 +266,8 @@ export const tr: Dictionary = {
   "player.default": "Oyuncu {id}",
   "confirm.another": "{name} ile maçın sürüyor. Başka bir maç başlatılsın mı? O maç lobide seni bekler.",
   "confirm.anotherYes": "Başka maç başlat",
+  "join.ratedAsk": "{target} sayılık bu maç puanlı. Sonucu iki oyuncunun puanını da değiştirir; bitmeden ayrılmak yenilgi sayılır ve puanlı maçlardan sık ayrılmak puanlı oyunu bir süre kapatır. Oturulsun mu?",
+  "join.ratedYes": "Puanlı maça otur",
   "table.left": "Maçtan çıktın: rakibin hükmen kazanıyor.",
   "table.watching": "İzliyorsun: {a} - {b}",
   "table.scoreWatchLabel": "Skor: {a} {x}, {b} {y}; maç {target} puana kadar",
@@ -289,6 +292,8 @@ export const tr: Dictionary = {
   "options.clockOff": "Hamle saati yok",
   "options.standIn": "Çıkan oyuncunun yerine yapay zekâ oynar",
   "options.peopleOnly": "Arkadaşa karşı ayrıca:",
+  "options.rated": "Puanlı: sonuç iki oyuncunun puanını da değiştirir",
+  "options.ratedGuest": "Puanlı odalar hesap sahipleri içindir: oda açmak için önce oyuncunuzu hesap olarak saklayın (yukarıda).",
   "sheet.title": "Skor tablosu",
   "sheet.hand": "El",
   "sheet.how": "Nasıl",
@@ -356,6 +361,7 @@ export const tr: Dictionary = {
   "match.ratingPending": "Puanınız güncelleniyor…",
   "error.account_required": "Puanlı maçlar hesap sahipleri içindir: önce oyuncunuzu hesap olarak saklayın.",
   "error.rated_cooldown": "Puanlı maçlardan çok sık ayrıldınız: puanlı oyun {minutes} dk sonra yeniden açılır. Puansız oyun açık.",
+  "error.rated_not_agreed": "Bu maç puanlı: oturmak için puanlı oynamayı kabul edin.",
   // page-feel: the settings panel, sound, the tab title and the your-turn notification
   "settings.title": "Ayarlar",
   "settings.sound": "Ses",
