@@ -122,9 +122,11 @@ def _room_options(page: Page) -> None:
         options.locator("summary").click()
 
 
+# The servers before the pages: the pages close first at the end, and no page of a stopped
+# server tries to reconnect to it (a console error).
 @pytest.mark.parametrize("lang", ["en", "ar"])
 def test_a_rated_private_room_from_the_lobby_asks_the_joiner_to_agree(
-    new_page: NewPage, server_factory: ServerFactory, lang: str
+    server_factory: ServerFactory, new_page: NewPage, lang: str
 ) -> None:
     server = server_factory(env=FAST_CLIENT_ENV)
     site = server.http_url
@@ -193,7 +195,7 @@ def test_a_rated_private_room_from_the_lobby_asks_the_joiner_to_agree(
 
 @pytest.mark.parametrize("lang", ["en", "ar"])
 def test_the_rated_match_end_shows_the_rating_change(
-    new_page: NewPage, server_factory: ServerFactory, redis_url: str, lang: str
+    server_factory: ServerFactory, redis_url: str, new_page: NewPage, lang: str
 ) -> None:
     host_server = server_factory(env=FAST_CLIENT_ENV)
     page_server = server_factory(env=FAST_CLIENT_ENV)
@@ -242,7 +244,7 @@ def test_the_rated_match_end_shows_the_rating_change(
 
 @pytest.mark.parametrize("lang", ["en", "ar"])
 def test_rated_quick_match_from_the_lobby_and_the_cooldown(
-    new_page: NewPage, server_factory: ServerFactory, lang: str
+    server_factory: ServerFactory, new_page: NewPage, lang: str
 ) -> None:
     server = server_factory(env=FAST_CLIENT_ENV)
     site = server.http_url

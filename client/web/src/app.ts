@@ -9,6 +9,7 @@ import type { Action, GameEvent, HandOver, LiveRoom, LobbyHand, RoomView } from 
 import { RoomTracker, type Applied } from "./room-state";
 import { parseRoute, routePath, type Route } from "./routes";
 import { ConnectionLost, RequestError, Session, type ConnStatus } from "./session";
+import { cooldownText } from "./cooldown";
 import { keptName, seatName } from "./names";
 import { WIDE_QUERY } from "./layout";
 import { capture, cueOf, emptyCue, play, type Cue } from "./motion";
@@ -485,8 +486,8 @@ export class App implements AppActions {
   private fail(error: unknown): void {
     if (error instanceof RequestError) {
       const key = `error.${error.code}` as MessageKey;
-      const minutes = Math.max(1, Math.ceil(Number(error.detail.seconds ?? 0) / 60));
-      this.showToast(key in DICTIONARIES.en ? t(key, { minutes }) : t("error.generic", { code: error.code }));
+      if (error.code === "rated_cooldown") this.showToast(cooldownText(Number(error.detail.seconds ?? 0)));
+      else this.showToast(key in DICTIONARIES.en ? t(key) : t("error.generic", { code: error.code }));
     } else if (error instanceof ConnectionLost) {
       this.showToast(t("error.offline"));
     } else {
