@@ -270,6 +270,14 @@ def test_rated_quick_match_from_the_lobby_and_the_cooldown(
             await store.close()
 
     _off_loop(walk_out)
+
+    # a guest who asks for a rated match is told why not, and stays in the lobby
+    guest = new_page(locale=LOCALES[lang])
+    _open_as(guest, site, None)
+    guest.get_by_test_id("rated-match").click()
+    expect(guest.get_by_role("alert")).to_have_text(words["account"])
+    expect(guest.get_by_test_id("rated-match")).to_be_visible()
+
     page = new_page(locale=LOCALES[lang])
     _open_as(page, site, walker)
     page.get_by_test_id("rated-match").click()
