@@ -178,6 +178,7 @@ class ErrorCode(StrEnum):
     SIGNED_OUT = "signed_out"
     ACCOUNT_REQUIRED = "account_required"
     RATED_COOLDOWN = "rated_cooldown"
+    RATED_NOT_AGREED = "rated_not_agreed"
     TOO_MANY_BLOCKS = "too_many_blocks"
     TOO_MANY_BLOCK_REQUESTS = "too_many_block_requests"
     TOO_MANY_REPORTS = "too_many_reports"
@@ -751,6 +752,9 @@ class JoinRoom(_Checked):
     room: Annotated[str | None, _ROOM] = None
     invite: Annotated[str | None, _text(1, 64, pattern=_ID)] = None
     seat: Annotated[int | None, _SEAT] = None
+    #: The joiner agrees that the match is rated: a rated private room's free seat is taken
+    #: only with it (else ``rated_not_agreed``, nobody seated); a casual room ignores it.
+    rated: Annotated[bool | None, _FLAG] = None
 
     def _check(self) -> None:
         if (self.room is None) == (self.invite is None):

@@ -220,6 +220,14 @@ class Rooms:
                     if seat.ai is not None:
                         seat_box.append(index)
                         return bind_ai_seat(room, index, player.player or "")
+            # An account holder sits in a rated room's free seat only once they agree to it.
+            unagreed = room.rated and rating is not None and message.rated is not True
+            if unagreed and room.status == "waiting" and room.seats[1].open:
+                raise RequestFailed(
+                    ErrorCode.RATED_NOT_AGREED,
+                    "this match is rated: join with rated: true to agree",
+                    {"target": room.rules.target},
+                )
             try:
                 joined, events, taken = join(room, player, now, rating)
             except RoomError as refusal:

@@ -6,7 +6,8 @@
 -- ARGV[1]  the room id
 -- ARGV[2]  now (ms)
 -- ARGV[3]  a day (ms): the window in which a second abandonment earns a cooldown
--- ARGV[4]  a week (ms): forgiven after this long without an abandonment (the keys' TTL)
+-- ARGV[4]  a week (ms): forgiven after this long without an abandonment (by ARGV[2]; the
+--          keys' TTL too, so they go)
 -- ARGV[5]  the first cooldown (ms)    ARGV[6] each next one is this many times longer
 -- ARGV[7]  the longest cooldown (ms)
 --
@@ -14,8 +15,12 @@
 
 local now = tonumber(ARGV[2])
 if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then
+  -- A week (or more) since the last one, by ``now``, not by the keys' TTL: all forgiven.
+  redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[4]))
+  if redis.call('ZCARD', KEYS[1]) == 0 then
+    redis.call('DEL', KEYS[2])
+  end
   redis.call('ZADD', KEYS[1], now, ARGV[1])
-  redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. (now - tonumber(ARGV[4])))
   local recent = redis.call('ZCOUNT', KEYS[1], now - tonumber(ARGV[3]), '+inf')
   if recent >= 2 then
     local bans = redis.call('HINCRBY', KEYS[2], 'bans', 1)

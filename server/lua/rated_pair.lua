@@ -8,6 +8,8 @@
 -- ARGV[2]  how much wider it gets per second of waiting (points)
 -- ARGV[3]  after this long waiting (ms) anyone is accepted
 -- ARGV[4]  the most waiting players looked at (the longest waiting)
+-- ARGV[5]  now (ms), or "" for the Redis server's TIME (what the server passes: one clock for
+--          every process; a test passes its own)
 --
 -- Two waiting players may pair when their gap is within the window of the one who waited
 -- longer. Never two of whom one blocked the other. Not the same two twice in a row while
@@ -15,8 +17,13 @@
 -- queue and is noted in KEYS[3] under its guest (the later of the two); the guest is seated
 -- in the host's room. Returns the notes of the pairs made (JSON each).
 
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local now
+if ARGV[5] and ARGV[5] ~= '' then
+  now = tonumber(ARGV[5])
+else
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
 local raw = redis.call('HGETALL', KEYS[1])
 local players = {}
 for i = 1, #raw, 2 do

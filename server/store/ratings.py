@@ -59,6 +59,11 @@ class Cooldown:
     bans: int
 
 
+def _ms_or_server_clock(now_ms: int | None) -> str:
+    """A script's time argument: ``""`` asks it to read the Redis server's ``TIME``."""
+    return "" if now_ms is None else str(int(now_ms))
+
+
 class RatingOps(StoreBase):
     async def get_rating(self, player_id: str) -> StoredRating | None:
         """The player's stored rating, or None if they never played a rated match."""
@@ -180,15 +185,18 @@ class RatingOps(StoreBase):
 
     # -- rated quick match ---------------------------------------------------------------
 
-    async def rated_join(self, player_id: str, entry: dict[str, Any]) -> tuple[bool, str]:
+    async def rated_join(
+        self, player_id: str, entry: dict[str, Any], now_ms: int | None = None
+    ) -> tuple[bool, str]:
         """Wait for a rated quick match in ``entry["room"]``: (True, room) queued now,
-        (False, room) already waiting there."""
+        (False, room) already waiting there. Joined at ``now_ms`` (None: the Redis server's
+        clock, one for every process)."""
         keys.check_id(player_id, "player id")
         keys.check_id(entry["room"], "room id")
         reply = await self._run_script(
             self._scripts.rated_join,
             [keys.rated_waiting()],
-            [player_id, json.dumps(entry, separators=(",", ":"))],
+            [player_id, json.dumps(entry, separators=(",", ":")), _ms_or_server_clock(now_ms)],
         )
         return as_text(reply[0]) == "queued", as_text(reply[1])
 
@@ -201,13 +209,25 @@ class RatingOps(StoreBase):
         return None if reply is None else as_text(reply)
 
     async def rated_pair(
-        self, base_gap: float, gap_per_second: float, anyone_after_ms: int, cap: int
+        self,
+        base_gap: float,
+        gap_per_second: float,
+        anyone_after_ms: int,
+        cap: int,
+        now_ms: int | None = None,
     ) -> list[dict[str, Any]]:
-        """Pair the waiting players (``lua/rated_pair.lua``); the notes of the pairs made."""
+        """Pair the waiting players as of ``now_ms`` (None: the Redis server's clock, the one
+        ``rated_join`` stamps with) (``lua/rated_pair.lua``); the notes of the pairs made."""
         reply = await self._run_script(
             self._scripts.rated_pair,
             [keys.rated_waiting(), keys.rated_last(), keys.rated_pending(), keys.rated_blocked()],
-            [repr(float(base_gap)), repr(float(gap_per_second)), anyone_after_ms, cap],
+            [
+                repr(float(base_gap)),
+                repr(float(gap_per_second)),
+                anyone_after_ms,
+                cap,
+                _ms_or_server_clock(now_ms),
+            ],
         )
         return [json.loads(as_text(note)) for note in reply]
 

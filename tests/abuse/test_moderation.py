@@ -65,7 +65,7 @@ async def test_a_ban_closes_every_websocket_at_once_ends_the_rated_match_and_ref
     try:
         created = await ada.request("create_room", mode="private", rated=True)
         room = created.result["room"]
-        await bob.request("join_room", invite=created.result["invite"])
+        await bob.request("join_room", invite=created.result["invite"], rated=True)
         await bob.wait_for(room, lambda view: view["game"] is not None)
         waiting = await there.request("quick_match")
         assert waiting.result["queued"] is True

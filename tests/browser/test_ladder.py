@@ -47,7 +47,7 @@ async def _rated_or_casual(a: Session, b: Session, rated: bool, seed: int) -> st
     options = {"rated": True} if rated else {}
     created = await a.request("create_room", mode="private", rules={"target": 10}, **options)
     room = created.result["room"]
-    await b.request("join_room", invite=created.result["invite"])
+    await b.request("join_room", invite=created.result["invite"], **options)
     await a.wait_for(room, lambda view: view["game"] is not None)
     await play_match([a, b], room, seed=seed)
     if rated:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from types import ModuleType
 
 from tests.server.store import (
+    test_abandonment,
     test_ai,
     test_feed,
     test_finished_history,
@@ -22,6 +23,7 @@ from tests.server.store import (
     test_lobby,
     test_players,
     test_quotas,
+    test_rated_pairing,
     test_ratings,
     test_request_keys,
     test_rooms,
@@ -72,5 +74,7 @@ globals().update(
         test_request_keys,
         test_finished_history,
         test_ratings,
+        test_rated_pairing,
+        test_abandonment,
     )
 )

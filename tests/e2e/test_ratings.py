@@ -43,7 +43,7 @@ async def rated_private_match(
     b = await holder(server.ws_url, redis_url, "Bob")
     created = await a.request("create_room", mode="private", rated=True, rules={"target": target})
     room = created.result["room"]
-    await b.request("join_room", invite=created.result["invite"])
+    await b.request("join_room", invite=created.result["invite"], rated=True)
     await a.wait_for(room, lambda view: view["game"] is not None)
     return a, b, room
 
@@ -77,6 +77,34 @@ async def test_guests_keep_casual_play_and_may_not_rate(gin_server: Any, redis_u
         assert casual.result["queued"] is True
     finally:
         await close_all(guest, member)
+
+
+async def test_the_joiner_of_a_rated_room_agrees_before_sitting(
+    gin_server: Any, redis_url: str
+) -> None:
+    a = await holder(gin_server.ws_url, redis_url, "Ada")
+    b = await holder(gin_server.ws_url, redis_url, "Bob")
+    try:
+        created = await a.request("create_room", mode="private", rated=True, rules={"target": 50})
+        room, invite = created.result["room"], created.result["invite"]
+        refused = await expect_error("rated_not_agreed", b.request("join_room", invite=invite))
+        assert refused.detail == {"target": 50}
+        await expect_error("rated_not_agreed", b.request("join_room", invite=invite, rated=False))
+        view = await a.wait_for(room, lambda v: v["status"] == "waiting")
+        assert view["seats"][1]["name"] is None and view["game"] is None  # nobody sat
+        joined = await b.request("join_room", invite=invite, rated=True)  # the same connection
+        assert joined.result["seat"] == 1
+        view = await a.wait_for(room, lambda v: v["game"] is not None)
+        assert view["rated"] is True and view["seats"][1]["name"] == "Bob"
+        again = await b.request("join_room", invite=invite)  # their own seat: no question
+        assert again.result["seat"] == 1
+        casual = await a.request("create_room", mode="private")
+        agreed = await b.request("join_room", invite=casual.result["invite"], rated=True)
+        assert agreed.result["seat"] == 1  # a casual room ignores the agreement
+        view = await a.wait_for(casual.result["room"], lambda v: v["game"] is not None)
+        assert view["rated"] is False
+    finally:
+        await close_all(a, b)
 
 
 async def test_a_rated_match_moves_both_ratings_once(gin_server: Any, redis_url: str) -> None:
@@ -155,7 +183,7 @@ async def test_the_second_abandonment_in_a_day_closes_the_rated_queue(
         for _ in range(2):
             created = await a.request("create_room", mode="private", rated=True)
             room = created.result["room"]
-            await b.request("join_room", invite=created.result["invite"])
+            await b.request("join_room", invite=created.result["invite"], rated=True)
             await b.wait_for(room, lambda v: v["game"] is not None)
             await b.request("leave", room=room)
             await a.wait_for(room, lambda v: v["status"] == "finished")

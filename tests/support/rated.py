@@ -137,7 +137,7 @@ async def rated_match_on(
             await make_account_holder(session, handle)
         created = await a.request("create_room", mode="private", rated=True, rules={"target": 10})
         room = created.result["room"]
-        await b.request("join_room", invite=created.result["invite"])
+        await b.request("join_room", invite=created.result["invite"], rated=True)
         await a.wait_for(room, lambda view: view["game"] is not None)
         await play_match([a, b], room, seed=seed)
         return [pid(a), pid(b)], [token_of(a), token_of(b)], room

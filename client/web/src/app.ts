@@ -9,6 +9,7 @@ import type { Action, GameEvent, HandOver, LiveRoom, LobbyHand, RoomView } from 
 import { RoomTracker, type Applied } from "./room-state";
 import { parseRoute, routePath, type Route } from "./routes";
 import { ConnectionLost, RequestError, Session, type ConnStatus } from "./session";
+import { cooldownText } from "./cooldown";
 import { keptName, seatName } from "./names";
 import { WIDE_QUERY } from "./layout";
 import { capture, cueOf, emptyCue, play, type Cue } from "./motion";
@@ -88,6 +89,7 @@ export class App implements AppActions {
   copied: string | null = null;
   private copiedTimer: number | undefined;
   historyOpen = !window.matchMedia?.("(max-width: 720px)").matches;
+  roomOptionsOpen = false;
   replay: ReplayController | null = null;
   question: Question | null = null;
   readonly talk: Talk;
@@ -484,8 +486,8 @@ export class App implements AppActions {
   private fail(error: unknown): void {
     if (error instanceof RequestError) {
       const key = `error.${error.code}` as MessageKey;
-      const minutes = Math.max(1, Math.ceil(Number(error.detail.seconds ?? 0) / 60));
-      this.showToast(key in DICTIONARIES.en ? t(key, { minutes }) : t("error.generic", { code: error.code }));
+      if (error.code === "rated_cooldown") this.showToast(cooldownText(Number(error.detail.seconds ?? 0)));
+      else this.showToast(key in DICTIONARIES.en ? t(key) : t("error.generic", { code: error.code }));
     } else if (error instanceof ConnectionLost) {
       this.showToast(t("error.offline"));
     } else {
@@ -608,7 +610,11 @@ export class App implements AppActions {
     if (this.joining === code) return;
     this.joining = code;
     try {
-      const result = await this.session.request("join_room", { invite: code });
+      const result = await this.joinAgreeing(code);
+      if (result === null) {
+        this.navigate({ name: "lobby" }, true);
+        return;
+      }
       const room = String(result.room);
       this.followRoom(room, false);
       this.navigate({ name: "room", id: room }, true);
@@ -617,6 +623,19 @@ export class App implements AppActions {
       this.navigate({ name: "lobby" }, true);
     } finally {
       this.joining = null;
+    }
+  }
+
+  /** Join by invite; a rated room is joined only once the player agrees to play it rated
+   * (the server answers `rated_not_agreed` first, nobody seated). Null: they said no. */
+  private async joinAgreeing(code: string): Promise<Record<string, unknown> | null> {
+    try {
+      return await this.session.request("join_room", { invite: code });
+    } catch (error) {
+      if (!(error instanceof RequestError) || error.code !== "rated_not_agreed") throw error;
+      const target = Number(error.detail.target ?? 100);
+      if (!(await this.ask(t("join.ratedAsk", { target }), t("join.ratedYes")))) return null;
+      return await this.session.request("join_room", { invite: code, rated: true });
     }
   }
 

@@ -62,6 +62,7 @@ export interface JoinRoomMsg {
   room?: string;
   invite?: string;
   seat?: number;
+  rated?: boolean;
 }
 
 /**

@@ -30,6 +30,8 @@ export interface RoomOptions {
   rules?: { target?: number; game_bonus?: boolean; box_bonus?: boolean; shutout_bonus?: boolean };
   turn_seconds?: number;
   stand_in?: boolean;
+  /** A rated private room (account holders only: the lobby offers it to them alone). */
+  rated?: boolean;
   /** The guided first hand (against the easy AI only): its fixed, friendly deal. */
   tutorial?: boolean;
 }
@@ -59,6 +61,9 @@ export interface AppActions {
   readonly copied: string | null;
   /** Whether the move history is unfolded; the table view keeps it as the player leaves it. */
   historyOpen: boolean;
+  /** Whether the lobby's room options are unfolded; kept as the player leaves them, so that
+   * the lobby's re-renders (its lists refresh) do not fold them under the player's hand. */
+  roomOptionsOpen: boolean;
   /** This browser's matches still in play (and those of them the page does not show). */
   readonly matches: readonly SavedMatch[];
   readonly otherMatches: readonly SavedMatch[];

@@ -59,7 +59,34 @@ function clockText(seconds: number): string {
   return seconds ? t("options.clockOn", { n: seconds }) : t("options.clockOff");
 }
 
-function renderOptions(options: RoomOptions, serverDefault: number | null): HTMLElement {
+/** The rated choice of a private room: a checkbox for an account holder; for a guest, the
+ * same checkbox turned off and the reason (a rated match is for account holders). */
+function renderRatedOption(options: RoomOptions, accountHolder: boolean): HTMLElement[] {
+  const box = h(
+    "label",
+    { class: "check" },
+    h("input", {
+      type: "checkbox",
+      "data-testid": "option-rated",
+      checked: accountHolder && options.rated === true,
+      disabled: !accountHolder,
+      "aria-describedby": accountHolder ? null : "rated-guest",
+      onchange: (event: Event) => (options.rated = (event.target as HTMLInputElement).checked),
+    }),
+    " ",
+    t("options.rated"),
+  );
+  if (accountHolder) return [box];
+  return [box, h("span", { class: "hint", id: "rated-guest", "data-testid": "rated-guest-hint" }, t("options.ratedGuest"))];
+}
+
+/** What a new private room is asked for: the options chosen, rated only for an account holder. */
+export function privateRoomOptions(options: RoomOptions, serverDefault: number | null, accountHolder: boolean): RoomOptions {
+  const { rated, ...rest } = options;
+  return { ...rest, turn_seconds: chosenClock(options, serverDefault), rules: { ...options.rules }, ...(accountHolder && rated === true ? { rated: true } : {}) };
+}
+
+function renderOptions(app: AppActions, options: RoomOptions, serverDefault: number | null, accountHolder: boolean): HTMLElement {
   const clock = chosenClock(options, serverDefault);
   const choices = [...new Set([0, 30, 60, 120, clock])].sort((a, b) => a - b);
   const rules = (options.rules ??= {});
@@ -73,7 +100,14 @@ function renderOptions(options: RoomOptions, serverDefault: number | null): HTML
     );
   return h(
     "details",
-    { class: "room-options", "data-testid": "room-options" },
+    {
+      class: "room-options",
+      "data-testid": "room-options",
+      open: app.roomOptionsOpen,
+      ontoggle: (event: Event) => {
+        app.roomOptionsOpen = (event.target as HTMLDetailsElement).open;
+      },
+    },
     h("summary", null, t("options.title")),
     h(
       "div",
@@ -121,6 +155,7 @@ function renderOptions(options: RoomOptions, serverDefault: number | null): HTML
           " ",
           t("options.standIn"),
         ),
+        ...renderRatedOption(options, accountHolder),
       ),
     ),
   );
@@ -260,7 +295,7 @@ export function renderLobby(app: AppActions, options: RoomOptions): HTMLElement 
     h("h2", { id: "h-friend" }, t("lobby.friend")),
     h(
       "button",
-      { class: "primary", "data-key": "create-private", "data-testid": "create-private", onclick: () => void app.createRoom("private", undefined, { ...options, turn_seconds: chosenClock(options, app.session.defaultTurnSeconds), rules: { ...options.rules } }) },
+      { class: "primary", "data-key": "create-private", "data-testid": "create-private", onclick: () => void app.createRoom("private", undefined, privateRoomOptions(options, app.session.defaultTurnSeconds, app.handle !== null)) },
       t("lobby.create"),
     ),
     h(
@@ -407,7 +442,7 @@ export function renderLobby(app: AppActions, options: RoomOptions): HTMLElement 
         : null,
     ),
     renderMyMatches(app),
-    h("section", { class: "panel wide options-panel" }, renderOptions(options, app.session.defaultTurnSeconds)),
+    h("section", { class: "panel wide options-panel" }, renderOptions(app, options, app.session.defaultTurnSeconds, app.handle !== null)),
     aiSection,
     friendSection,
     quickSection,

@@ -324,6 +324,7 @@ function renderWaiting(app: AppActions, view: RoomView): HTMLElement {
       "section",
       { class: "panel invite", "data-testid": "invite" },
       h("h2", { tabindex: "-1" }, t("turn.waitingSeat")),
+      view.rated ? h("p", { class: "rated-room", "data-testid": "rated-room" }, t("invite.rated")) : null,
       h("p", null, t("invite.waiting")),
       h(
         "div",
