@@ -79,7 +79,7 @@ async def test_every_entry_of_a_matchs_views_is_declared_in_the_web_clients_type
         created = await a.request("create_room", mode="private", rated=True, rules={"target": 10})
         room = created.result["room"]
         script_first_deal(redis_url, room, LAYOFF_DEAL)
-        await b.request("join_room", invite=created.result["invite"])
+        await b.request("join_room", invite=created.result["invite"], rated=True)
         await watcher.request("watch", room=room, watch_token=created.result["watch_token"])
         await b.wait_for(room, lambda view: view["game"] is not None)
         await b.act(room, "take_upcard", seq=b.room(room).seq)
