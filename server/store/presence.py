@@ -67,8 +67,9 @@ class PresenceOps(StoreBase):
         await self._mark_seen(player_id, int(time.time() * 1000))
 
     async def _mark_seen(self, player_id: str, now: int) -> None:
+        # no wait for replicas: a time last seen lost in a failover is written again soon
         await self._run_script(
-            self._scripts.hash_update, [keys.player(player_id)], ["seen", str(now)]
+            self._scripts.hash_update, [keys.player(player_id)], ["seen", str(now)], writes=False
         )
 
     async def presence_of(self, player_id: str) -> Seen:

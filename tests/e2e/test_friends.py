@@ -10,6 +10,7 @@ import asyncio
 import time
 
 from client.session import Session
+from server.presence import PRESENCE_EVERY, PRESENCE_TTL_MS
 from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
 from tests.support.friends import (
     ask,
@@ -175,5 +176,33 @@ async def test_presence_offline_since_and_playing_reach_the_friend_within_two_se
             f" ({len(waits)} changes)"
         )
         assert max(waits) < PRESENCE_SECONDS, waits
+    finally:
+        await close_all(ada, bob)
+
+
+async def test_a_process_that_dies_takes_its_players_offline_within_its_presence_ttl(
+    server_factory: ServerFactory,
+) -> None:
+    one, two = server_factory(env=FAST_CLIENT_ENV), server_factory(env=FAST_CLIENT_ENV)
+    ada, ada_token = await member(one, "Ada_Crash")
+    bob, bob_token = await member(two, "Bob_Crash")
+    await ask(one, ada_token, "Bob_Crash")
+    await friends_post(two, bob_token, "/accept", handle="Ada_Crash")
+    try:
+        assert await presence_of(one, ada_token, "Bob_Crash") == {"state": "online"}
+        await two.akill()  # nothing written on the way out: Bob's entry lapses
+        killed_at = int(time.time() * 1000)
+        lapse = PRESENCE_TTL_MS / 1000 + PRESENCE_SECONDS
+        found, took = await until_presence(
+            one,
+            ada_token,
+            "Bob_Crash",
+            lambda seen: seen is not None and seen["state"] == "offline",
+            timeout=lapse,
+        )
+        assert found is not None
+        renewed = PRESENCE_EVERY * 1000 + 2000  # seen: the last renewal before the crash
+        assert killed_at - renewed <= found["seen"] <= killed_at, (found, killed_at)
+        print(f"offline {took:.1f} s after the process died")
     finally:
         await close_all(ada, bob)
