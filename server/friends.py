@@ -13,6 +13,7 @@ from both lists and never shown to the other (docs/security.md, "Friends and pre
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 
@@ -21,7 +22,7 @@ from server.accounts import AccountError, Accounts
 from server.blocking import either_blocks
 from server.presence import presence_entry
 from server.store import Store
-from server.store.friends import FriendChange, FriendLimits
+from server.store.friends import FriendCard, FriendChange, FriendLimits
 from server.targets import player_by_handle
 
 #: The most friends of one player.
@@ -129,37 +130,46 @@ class Friends:
         return {"removed": await self._change("remove", me, other) == "removed"}
 
     async def listed(self, token: str | None) -> dict[str, Any]:
-        """The asker's friends with their presence, and the requests to and from them."""
+        """The asker's friends with their presence, and the requests to and from them. Each
+        listed player costs a few single-key reads, sent together (the page reads the list
+        every second)."""
         me = await self._member(token)
         standing = await self._store.friend_standing(me)
-        friends = []
-        for player_id, since in standing.friends.items():
-            entry = await self._entry(me, player_id, since)
-            if entry is not None:
-                entry["presence"] = await presence_entry(self._store, player_id)
-                friends.append(entry)
-        received = [await self._entry(me, p, at) for p, at in standing.received.items()]
-        sent = [await self._entry(me, p, at) for p, at in standing.sent.items()]
-        friends.sort(key=lambda entry: entry["handle"].casefold())
+        listed = list({**standing.friends, **standing.received, **standing.sent})
+        cards = await asyncio.gather(*(self._card(me, player) for player in listed))
+        shown = {player: card for player, card in zip(listed, cards, strict=True) if card}
+        friend_ids = [player for player in standing.friends if player in shown]
+        presences = await asyncio.gather(
+            *(presence_entry(self._store, player, shown[player].seen) for player in friend_ids)
+        )
+        friends = [
+            {**_entry(shown[player], standing.friends[player]), "presence": presence}
+            for player, presence in zip(friend_ids, presences, strict=True)
+        ]
+        friends.sort(key=lambda entry: str(entry["handle"]).casefold())
         return {
             "friends": friends,
-            "received": _newest_first(received),
-            "sent": _newest_first(sent),
+            "received": _newest_first(shown, standing.received),
+            "sent": _newest_first(shown, standing.sent),
             "limits": {"friends": MAX_FRIENDS, "sent": MAX_SENT},
         }
 
-    async def _entry(self, me: str, player_id: str, at: int) -> dict[str, Any] | None:
-        """A listed player: handle, name, since when; None for a player gone (their account
-        deleted) or kept apart by a block (either way)."""
-        player = await self._store.get_player(player_id)
-        if player is None or player.handle is None:
-            return None
-        if await either_blocks(self._store, me, player_id):
-            return None
-        return {"handle": player.handle, "name": player.name, "at": at}
+    async def _card(self, me: str, player_id: str) -> FriendCard | None:
+        """A listed player's card; None for a player gone (their account deleted) or kept
+        apart by a block, either way (``either_blocks``, its two reads sent together)."""
+        card, mine, theirs = await asyncio.gather(
+            self._store.friend_card(player_id),
+            self._store.blocks(me, player_id),
+            self._store.blocks(player_id, me),
+        )
+        return None if mine or theirs else card
 
 
-def _newest_first(entries: list[dict[str, Any] | None]) -> list[dict[str, Any]]:
-    kept = [entry for entry in entries if entry is not None]
-    kept.sort(key=lambda entry: -entry["at"])
-    return kept
+def _entry(card: FriendCard, at: int) -> dict[str, Any]:
+    return {"handle": card.handle, "name": card.name, "at": at}
+
+
+def _newest_first(shown: dict[str, FriendCard], requests: dict[str, int]) -> list[dict[str, Any]]:
+    entries = [_entry(shown[player], at) for player, at in requests.items() if player in shown]
+    entries.sort(key=lambda entry: -int(entry["at"]))
+    return entries

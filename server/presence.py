@@ -73,13 +73,13 @@ class PresenceKeeper:
             await self._store.put_presence(self._process_id, here, PRESENCE_TTL_MS)
 
 
-async def presence_entry(store: Store, player_id: str) -> dict[str, Any]:
+async def presence_entry(store: Store, player_id: str, seen_ms: int | None) -> dict[str, Any]:
     """``{"state": "online"}``; ``{"state": "playing", "watch": "/room/ID"}`` (the watch link
     only for a public room: another needs its players' own watch link); or ``{"state":
-    "offline", "seen": MS}`` (``seen`` null when never seen)."""
+    "offline", "seen": MS}`` (``seen_ms``, the player's time last seen; null when never)."""
     seen = await store.presence_of(player_id)
     if not seen.online:
-        return {"state": "offline", "seen": seen.seen}
+        return {"state": "offline", "seen": seen_ms}
     for room_id in seen.rooms:
         loaded = await store.load_room(room_id)
         if loaded is None:

@@ -10,7 +10,7 @@ from typing import Literal
 from server import keys
 from server.store._base import StoreBase, as_text, check_positive
 
-__all__ = ["FriendLimits", "FriendOps", "FriendStanding"]
+__all__ = ["FriendCard", "FriendLimits", "FriendOps", "FriendStanding"]
 
 FriendChange = Literal["ask", "accept", "decline", "remove"]
 
@@ -33,6 +33,16 @@ class FriendStanding:
     friends: dict[str, int]
     received: dict[str, int]
     sent: dict[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class FriendCard:
+    """What a friends list shows of a player: handle, name, when last seen (ms; None if
+    never)."""
+
+    handle: str
+    name: str
+    seen: int | None
 
 
 class FriendOps(StoreBase):
@@ -81,8 +91,20 @@ class FriendOps(StoreBase):
         friends, received, sent = (_when_by_player(reply) for reply in raw)
         return FriendStanding(friends=friends, received=received, sent=sent)
 
-    async def are_friends(self, one: str, other: str) -> bool:
-        return bool(await self._redis.hexists(keys.friends_of(one), keys.check_id(other)))
+    async def friend_card(self, player_id: str) -> FriendCard | None:
+        """The player's handle, name and time last seen (one HMGET); None for a player gone
+        or one without a handle."""
+        handle, name, seen = await self._redis.hmget(
+            keys.player(player_id), ["handle", "name", "seen"]
+        )
+        if handle is None:
+            return None
+        seen_text = None if seen is None else as_text(seen)
+        return FriendCard(
+            handle=as_text(handle),
+            name=as_text(name) if name is not None else "",
+            seen=int(seen_text) if seen_text is not None and seen_text.isdigit() else None,
+        )
 
     async def count_friend_request(self, player_id: str, limit: int, window_seconds: int) -> bool:
         """Count one friend request: False, counting nothing, past ``limit`` in the window

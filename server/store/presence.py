@@ -1,5 +1,6 @@
 """Presence: which players are connected to some server process, and seated where
-(``presence:ID``), and when each was last seen (``seen`` in ``player:ID``).
+(``presence:ID``), and when each was last seen (``seen`` in ``player:ID``, read with the
+player's handle: ``FriendOps.friend_card``).
 
 Each process writes its own entry in a player's hash, ``UNTIL ROOM``, when the player's
 connections there change and again before ``UNTIL``; an entry past its ``UNTIL`` is not
@@ -24,12 +25,11 @@ NOT_SEATED = "-"
 
 @dataclass(frozen=True, slots=True)
 class Seen:
-    """A player's presence as stored: connected now (on some process), the rooms they sit in,
-    and when last seen (ms; None if never)."""
+    """A player's presence as stored: connected now (on some process), and the rooms they
+    sit in."""
 
     online: bool
     rooms: tuple[str, ...]
-    seen: int | None
 
 
 class PresenceOps(StoreBase):
@@ -73,7 +73,7 @@ class PresenceOps(StoreBase):
         )
 
     async def presence_of(self, player_id: str) -> Seen:
-        """The player's presence on every process, as of now."""
+        """The player's presence on every process, as of now (one HGETALL)."""
         now = int(time.time() * 1000)
         entries = await self._redis.hgetall(keys.presence(player_id))
         rooms: list[str] = []
@@ -85,9 +85,4 @@ class PresenceOps(StoreBase):
             online = True
             if room and room != NOT_SEATED and room not in rooms:
                 rooms.append(room)
-        seen = await self._redis.hget(keys.player(player_id), "seen")
-        return Seen(
-            online=online,
-            rooms=tuple(sorted(rooms)),
-            seen=int(as_text(seen)) if seen is not None and as_text(seen).isdigit() else None,
-        )
+        return Seen(online=online, rooms=tuple(sorted(rooms)))
