@@ -81,6 +81,15 @@ class FriendOps(StoreBase):
         word = await self.change_friendship("remove", me, other, 0, FriendLimits(1, 1, 1))
         return word == "removed"
 
+    async def forget_friends(self, player_id: str) -> int:
+        """An account deleted: each friendship and request of the player ended, both sides
+        (one script each); how many."""
+        standing = await self.friend_standing(player_id)
+        others = {**standing.friends, **standing.received, **standing.sent}
+        for other in others:
+            await self.end_friendship(player_id, other)
+        return len(others)
+
     async def friend_standing(self, player_id: str) -> FriendStanding:
         """The player's friends and requests, read in one step (one slot)."""
         raw = await self._together(

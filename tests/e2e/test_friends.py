@@ -11,6 +11,8 @@ import time
 
 from client.session import Session
 from server.presence import PRESENCE_EVERY, PRESENCE_TTL_MS
+from server.store import Store
+from tests.support.accounts import acall
 from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
 from tests.support.friends import (
     ask,
@@ -206,3 +208,27 @@ async def test_a_process_that_dies_takes_its_players_offline_within_its_presence
         print(f"offline {took:.1f} s after the process died")
     finally:
         await close_all(ada, bob)
+
+
+async def test_a_deleted_account_leaves_no_friend_nor_request_behind(
+    server_factory: ServerFactory, redis_url: str
+) -> None:
+    one = server_factory(env=FAST_CLIENT_ENV)
+    ada, ada_token = await member(one, "Ada_Stays")
+    bob, bob_token = await member(one, "Bob_Leaves")
+    cy, cy_token = await member(one, "Cy_Asked")
+    await ask(one, ada_token, "Bob_Leaves")
+    await friends_post(one, bob_token, "/accept", handle="Ada_Stays")
+    await ask(one, bob_token, "Cy_Asked")
+    store = await Store.connect(redis_url)
+    try:
+        status, reply = await acall(one.http_url, "/api/account/delete", {}, token=bob_token)
+        assert (status, reply) == (200, {"deleted": True})
+        assert (await friends_list(one, ada_token))["friends"] == []
+        assert (await friends_list(one, cy_token))["received"] == []
+        for player in (ada.player_id, cy.player_id):
+            standing = await store.friend_standing(str(player))
+            assert standing.friends == standing.received == standing.sent == {}, standing
+    finally:
+        await store.close()
+        await close_all(ada, bob, cy)
