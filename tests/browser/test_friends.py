@@ -15,7 +15,7 @@ from playwright.sync_api import Page, expect
 
 from client.session import Session
 from tests.browser.conftest import NewPage
-from tests.browser.helpers import shot
+from tests.browser.helpers import ConsoleWatch, shot
 from tests.browser.scenes import online
 from tests.support.accounts import PASSWORD, claim
 from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
@@ -48,7 +48,12 @@ def as_player(page: Page, site: str, token: str, path: str) -> None:
 
 
 def ask_accept_and_see_each_other(
-    new_page: NewPage, site: str, server: ServerProcess, lang: str, names: tuple[str, str]
+    new_page: NewPage,
+    console: ConsoleWatch,
+    site: str,
+    server: ServerProcess,
+    lang: str,
+    names: tuple[str, str],
 ) -> None:
     ada_handle, bob_handle = names
     ada_token, bob_token = two_accounts(server, names)
@@ -61,6 +66,17 @@ def ask_accept_and_see_each_other(
         expect(ada.get_by_test_id("friend-note")).to_have_text("Friend request sent.")
         shot(ada, f"friends-asked-{lang}")
         ada.goto(f"{site}/@/{ada_handle}")
+        ada.get_by_test_id("friend-handle-input").fill("Nobody_Here")
+        ada.get_by_test_id("friend-ask").click()
+        refusal = ada.get_by_test_id("friends-error")
+        expect(refusal).to_have_attribute("data-code", "unknown_handle")
+        expect(refusal).to_have_text("No account has this handle.")
+        # the browser reports the expected 404 of the unknown handle; nothing else may be there
+        expected = [
+            error for error in console.errors if "404" in error and "/api/friends'" in error
+        ]
+        assert len(expected) == 1, console.errors
+        console.errors.remove(expected[0])
     else:  # by handle, on her own page
         as_player(ada, site, ada_token, f"/@/{ada_handle}")
         ada.get_by_test_id("friend-handle-input").fill(bob_handle)
@@ -95,10 +111,14 @@ def ask_accept_and_see_each_other(
 
 
 def test_a_friend_request_accepted_and_each_sees_the_other_online_in_english_and_arabic(
-    new_page: NewPage, server_factory: ServerFactory
+    new_page: NewPage, console: ConsoleWatch, server_factory: ServerFactory
 ) -> None:
     server = server_factory(env=FAST_CLIENT_ENV)
     site = server.http_url
-    ask_accept_and_see_each_other(new_page, site, server, "en", ("Ada_Friends", "Bob_Friends"))
+    ask_accept_and_see_each_other(
+        new_page, console, site, server, "en", ("Ada_Friends", "Bob_Friends")
+    )
 
-    ask_accept_and_see_each_other(new_page, site, server, "ar", ("Ada_Sadiqa", "Bob_Sadiq"))
+    ask_accept_and_see_each_other(
+        new_page, console, site, server, "ar", ("Ada_Sadiqa", "Bob_Sadiq")
+    )

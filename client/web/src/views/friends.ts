@@ -28,11 +28,14 @@ export interface FriendsState {
   stopped: boolean;
 }
 
-async function read(state: FriendsState): Promise<boolean> {
+/** Read the list again: whether it changed. A failed reading keeps the list shown and says so
+ * only when `report` (the first reading; the next one may well succeed). */
+async function read(state: FriendsState, report = true): Promise<boolean> {
   const before = JSON.stringify(state.list);
   try {
     state.list = await fetchFriends(state.token);
   } catch (error) {
+    if (!report) return false;
     state.error = error instanceof AccountError ? error.code : "failed";
     return true;
   }
@@ -52,7 +55,7 @@ export async function loadFriends(app: AppActions, token: string | null): Promis
       return;
     }
     if (document.visibilityState !== "visible" || state.busy) return;
-    void read(state).then((changed) => {
+    void read(state, false).then((changed) => {
       if (changed && !state.stopped) app.render();
     });
   }, FRIENDS_POLL_MS);
@@ -72,7 +75,7 @@ async function change(app: AppActions, state: FriendsState, step: () => Promise<
   } catch (error) {
     state.error = error instanceof AccountError ? error.code : "failed";
   }
-  await read(state);
+  await read(state, false);
   state.busy = false;
   app.render();
 }
