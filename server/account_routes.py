@@ -23,6 +23,7 @@ from protocol.messages import ErrorCode
 from server.accounts import AccountError, Accounts
 from server.addresses import TrustedProxies
 from server.blocking import Blocking
+from server.friends import Friends
 from server.moderation import Reports
 from server.profiles import Profiles
 
@@ -170,6 +171,38 @@ async def _unblock(accounts: Accounts, request: Request, data: dict[str, Any]) -
     return await _blocking(accounts, request).unblock(_bearer(request), data)
 
 
+def _friends(accounts: Accounts, request: Request) -> Friends:
+    return Friends(request.app.state.parts.store, accounts)
+
+
+async def _friends_list(
+    accounts: Accounts, request: Request, data: dict[str, Any]
+) -> dict[str, Any]:
+    return await _friends(accounts, request).listed(_bearer(request))
+
+
+async def _friend_ask(accounts: Accounts, request: Request, data: dict[str, Any]) -> dict[str, Any]:
+    return await _friends(accounts, request).ask(_bearer(request), data)
+
+
+async def _friend_accept(
+    accounts: Accounts, request: Request, data: dict[str, Any]
+) -> dict[str, Any]:
+    return await _friends(accounts, request).accept(_bearer(request), data)
+
+
+async def _friend_decline(
+    accounts: Accounts, request: Request, data: dict[str, Any]
+) -> dict[str, Any]:
+    return await _friends(accounts, request).decline(_bearer(request), data)
+
+
+async def _friend_remove(
+    accounts: Accounts, request: Request, data: dict[str, Any]
+) -> dict[str, Any]:
+    return await _friends(accounts, request).remove(_bearer(request), data)
+
+
 async def _report(accounts: Accounts, request: Request, data: dict[str, Any]) -> dict[str, Any]:
     return await Reports(request.app.state.parts.store, accounts).report(_bearer(request), data)
 
@@ -193,6 +226,12 @@ ROUTES = [
     Route("/api/blocks", endpoint(_blocks, body=False), methods=["GET"]),
     Route("/api/blocks", endpoint(_block), methods=["POST"]),
     Route("/api/blocks/undo", endpoint(_unblock), methods=["POST"]),
+    # Friends (server.friends): the list with presence, a request, its answer, a removal.
+    Route("/api/friends", endpoint(_friends_list, body=False), methods=["GET"]),
+    Route("/api/friends", endpoint(_friend_ask), methods=["POST"]),
+    Route("/api/friends/accept", endpoint(_friend_accept), methods=["POST"]),
+    Route("/api/friends/decline", endpoint(_friend_decline), methods=["POST"]),
+    Route("/api/friends/remove", endpoint(_friend_remove), methods=["POST"]),
     # Reports (server.moderation): a player reported, with a reason and the room.
     Route("/api/reports", endpoint(_report), methods=["POST"]),
 ]

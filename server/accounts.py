@@ -269,8 +269,8 @@ class Accounts:
         return {"signed_out": revoked}
 
     async def delete(self, token: str | None) -> dict[str, Any]:
-        """The account is gone: handle, credentials, sessions, stats, profile. Its finished
-        hands stay for the other player, under a neutral name."""
+        """The account is gone: handle, credentials, sessions, stats, profile, friends and
+        friend requests. Its finished hands stay for the other player, under a neutral name."""
         account = await self._account(token)
         player_id = account.player_id
         assert account.handle is not None
@@ -278,6 +278,7 @@ class Accounts:
         await self._store.release_handle(handles.handle_digests(account.handle), player_id)
         await self._store.revoke_sessions(player_id)
         await self._neutral_hands(player_id, {account.handle, account.name})
+        await self._store.forget_friends(player_id)
         await self._store.delete_player(player_id)
         self._cut_off(player_id)
         await self._signouts.publish(player_id)

@@ -8,7 +8,8 @@ messages reach the other. ``either_blocks`` is the one check other features ask.
 
 The blocked player learns nothing: nothing is sent to them, a message to the blocker is
 accepted and dropped alike, and the list names no player id (each entry has a ``ref``, a
-digest only the blocker's list maps back). docs/security.md, "Blocking".
+digest only the blocker's list maps back). A block also ends a friendship between the two and
+the friend requests either way (``server.friends``). docs/security.md, "Blocking".
 """
 
 from __future__ import annotations
@@ -64,6 +65,8 @@ class Blocking:
                 {"limit": MAX_BLOCKS},
             )
         await self._store.add_block(me, target, int(time.time() * 1000))
+        # after the block: a step cut short leaves friends the friends list keeps apart
+        await self._store.end_friendship(me, target)
         return {"blocked": await self._entry(me, target, None)}
 
     async def unblock(self, token: str | None, data: dict[str, Any]) -> dict[str, Any]:

@@ -174,6 +174,20 @@ key                        group             type        holds
 ``moderation:log``         own               stream      every moderator action: ``action``,
                                                          ``player``, ``handle``, ``by``,
                                                          ``reason``, ``at`` (ms)
+``{friends}:of:ID``        ``{friends}``     hash        a player's friends: player id -> since
+                                                         when (ms) (``server.friends``)
+``{friends}:in:ID``        ``{friends}``     hash        friend requests to the player: sender ->
+                                                         when (ms)
+``{friends}:out:ID``       ``{friends}``     hash        friend requests the player sent and
+                                                         nobody answered yet: target -> when (ms)
+``friend-requests:ID``     own               string      friend requests one player sent in the
+                                                         current window, with a TTL
+``presence:ID``            own               hash        server process id -> ``UNTIL ROOM``: the
+                                                         player is connected there until when
+                                                         (ms) unless renewed, seated in ROOM
+                                                         (``-``: in none); with a TTL
+                                                         (``server.presence``; the time last seen
+                                                         is ``seen`` in ``player:ID``)
 ``feed:ID``                own               pub/sub     a feed's own channel (keeps its connection
                                                          busy; one Redis only)
 =========================  ================  ==========  ===========================================
@@ -206,6 +220,14 @@ unblocking again finishes it (each step idempotent). Each pairing script reads i
 set in the same step that takes the pair off its queue, so no pair is ever made between two
 players of whom one blocks the other.
 
+Friendship (``server.friends``) is one group, ``{friends}``: a request, its acceptance, two
+requests that cross (each asked the other: they become friends) and a removal are each one
+script (``lua/friends.lua``) over both players' keys, so no half-made friendship is ever read.
+Friendship changes are rare (a few per player, not per move), so one slot is no hot spot. A
+block removes a friendship and its requests after the block is written (a step cut short
+leaves friends who block each other; the friends list never shows them to each other, and
+blocking again finishes it).
+
 Every id is checked before it becomes part of a key: 1 to 64 characters among ``A-Z a-z 0-9
 _ -``. No braces, colons, spaces or glob characters can reach a key name, so an id can neither
 escape its hash tag nor name another key.
@@ -237,6 +259,10 @@ __all__ = [
     "blocks",
     "check_id",
     "feed_channel",
+    "friend_requests",
+    "friends_in",
+    "friends_of",
+    "friends_out",
     "hand",
     "handle",
     "hands_recent",
@@ -252,6 +278,7 @@ __all__ = [
     "player_hands",
     "player_matches",
     "player_rooms",
+    "presence",
     "quickmatch_blocked",
     "quickmatch_queue",
     "quickmatch_rooms",
@@ -709,3 +736,31 @@ def report_requests(player_id: str) -> str:
 def moderation_log() -> str:
     """``moderation:log``: every moderator action (a stream)."""
     return "moderation:log"
+
+
+# -- friends and presence (server.friends, server.presence) ----------------------------------
+
+
+def friends_of(player_id: str) -> str:
+    """``{friends}:of:ID``: the player's friends -> since when (ms)."""
+    return "{friends}:of:" + check_id(player_id, "player id")
+
+
+def friends_in(player_id: str) -> str:
+    """``{friends}:in:ID``: friend requests to the player, sender -> when (ms)."""
+    return "{friends}:in:" + check_id(player_id, "player id")
+
+
+def friends_out(player_id: str) -> str:
+    """``{friends}:out:ID``: the player's unanswered friend requests, target -> when (ms)."""
+    return "{friends}:out:" + check_id(player_id, "player id")
+
+
+def friend_requests(player_id: str) -> str:
+    """``friend-requests:ID``: the friend requests one player sent in the current window."""
+    return "friend-requests:" + check_id(player_id, "player id")
+
+
+def presence(player_id: str) -> str:
+    """``presence:ID``: server process id -> ``UNTIL ROOM`` of the player's connections."""
+    return "presence:" + check_id(player_id, "player id")

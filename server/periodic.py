@@ -16,6 +16,7 @@ from server.due import DueRooms
 from server.hub import Hub
 from server.live import WATCHERS_EVERY, WATCHERS_TTL_MS
 from server.matchmaking import RatedMatcher
+from server.presence import PRESENCE_EVERY, PresenceKeeper
 from server.requests import RequestFailed
 from server.room import Room, expire_turn, open_away_choice, records_due, start_stand_in
 from server.settings import Settings
@@ -42,8 +43,10 @@ class Upkeep:
         settings: Settings,
         ai_seats: AiSeatKeeper,
         matcher: RatedMatcher | None = None,
+        presence: PresenceKeeper | None = None,
     ) -> None:
         self._matcher = matcher
+        self._presence = presence
         self._store = store
         self._hub = hub
         self._commits = commits
@@ -62,6 +65,7 @@ class Upkeep:
         next_owed = loop.time()
         next_watchers = loop.time()
         next_ai_queue = loop.time()
+        next_presence = loop.time()
         lease_every = self._ai_seats.lease_seconds / 3
         room_idle = self._settings.room_idle_seconds
         every = min(interval, lease_every)
@@ -74,6 +78,9 @@ class Upkeep:
                 if loop.time() >= next_watchers:
                     next_watchers = loop.time() + WATCHERS_EVERY
                     await self.share_watchers()
+                if self._presence is not None and loop.time() >= next_presence:
+                    next_presence = loop.time() + PRESENCE_EVERY
+                    await self._presence.renew()
                 if loop.time() >= next_owed:
                     next_owed = loop.time() + OWED_SWEEP_EVERY
                     await self.write_owed_records()

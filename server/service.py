@@ -20,6 +20,7 @@ from server.handlers.dispatch import Handler
 from server.handlers.rooms import Rooms
 from server.handlers.workers import Workers
 from server.hub import Hub
+from server.presence import PresenceKeeper, standing
 from server.requests import RequestFailed
 from server.store import ReplicationTimeout, store_unavailable
 
@@ -41,15 +42,25 @@ class Service:
         hub: Hub,
         rooms: Rooms,
         workers: Workers,
+        presence: PresenceKeeper | None = None,
     ) -> None:
         self.hub = hub
+        self._presence = presence
         self._handlers = handlers
         self._rooms = rooms
         self._workers = workers
 
     async def handle(self, conn: Connection, message: m.Message) -> None:
         """Answer one request: an ack with the handler's result and what follows it, or an
-        error."""
+        error; then, if the request changed the player's presence (a hello, a seat taken or
+        left), write it for every process (``server.presence``)."""
+        before = standing(conn)
+        await self._answer(conn, message)
+        after = standing(conn)
+        if after != before and self._presence is not None and after[0] is not None:
+            await self._presence.changed(after[0])
+
+    async def _answer(self, conn: Connection, message: m.Message) -> None:
         request_id = getattr(message, "id", None)
         handler = self._handlers.get(type(message))
         if handler is None:
@@ -95,8 +106,11 @@ class Service:
 
     async def connection_closed(self, conn: Connection) -> None:
         """A worker that goes away gives back the AI seats it was playing; a person who goes
-        away is marked away (their seat waits; a stand-in may take over after the grace)."""
+        away is marked away (their seat waits; a stand-in may take over after the grace), and
+        offline once no connection of theirs is left on this process."""
         if conn.is_worker:
             await self._workers.worker_gone(conn)
-        else:
-            await self._rooms.mark_away(conn)
+            return
+        await self._rooms.mark_away(conn)
+        if self._presence is not None and conn.player_id is not None:
+            await self._presence.changed(conn.player_id)

@@ -32,6 +32,7 @@ from server.limits import Limits
 from server.live import LiveRooms
 from server.matchmaking import RatedMatcher
 from server.periodic import Upkeep
+from server.presence import PresenceKeeper
 from server.ratings import Ratings
 from server.reuse import Histories
 from server.service import Service
@@ -106,9 +107,10 @@ class ServerParts:
             workers,
             Reviews(store, settings),
         )
-        service = Service(handlers, hub=hub, rooms=rooms, workers=workers)
-        upkeep = Upkeep(store, hub, commits, settings, ai_seats, matcher)
         connections: set[Connection] = set()
+        presence = PresenceKeeper(store, hub.process_id, connections)
+        service = Service(handlers, hub=hub, rooms=rooms, workers=workers, presence=presence)
+        upkeep = Upkeep(store, hub, commits, settings, ai_seats, matcher, presence)
         accounts = Accounts(store, settings, lambda player: cut_off(connections, player))
         await accounts.start()
         parts = cls(

@@ -52,6 +52,7 @@ SCRIPT_NAMES = (
     "rated_join",
     "rated_cancel",
     "rated_pair",
+    "friends",
 )
 
 
@@ -91,6 +92,7 @@ class Scripts:
         self.rated_join = self._register(redis, "rated_join")
         self.rated_cancel = self._register(redis, "rated_cancel")
         self.rated_pair = self._register(redis, "rated_pair")
+        self.friends = self._register(redis, "friends")
 
     @staticmethod
     def _register(redis: Client, name: str) -> AsyncScript:

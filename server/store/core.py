@@ -18,11 +18,13 @@ from server.store.blocks import BlockOps
 from server.store.cluster import ClusterConnection, node_url, startup_nodes
 from server.store.direct import DirectConnection
 from server.store.feed import RoomFeed
+from server.store.friends import FriendOps
 from server.store.hands import HandOps
 from server.store.live import LiveOps
 from server.store.lobby import LobbyOps
 from server.store.moderation import ModerationOps
 from server.store.players import PlayerOps
+from server.store.presence import PresenceOps
 from server.store.quotas import QuotaOps
 from server.store.ratings import RatingOps
 from server.store.reviews import ReviewOps
@@ -45,6 +47,8 @@ class Store(
     ReviewOps,
     BlockOps,
     ModerationOps,
+    FriendOps,
+    PresenceOps,
 ):
     """All Redis access of a server process (async; redis-py ``redis.asyncio``).
 
@@ -62,7 +66,8 @@ class Store(
     of rooms per player and players per address (``QuotaOps``), quick messages between the
     players (``TalkOps``), accounts: handles, credentials, sessions (``AccountOps``), ratings,
     the leaderboard, rated quick match and abandonments (``RatingOps``), blocks
-    (``BlockOps``), reports and bans (``ModerationOps``).
+    (``BlockOps``), reports and bans (``ModerationOps``), friends (``FriendOps``) and presence
+    (``PresenceOps``).
     """
 
     @classmethod

@@ -170,3 +170,31 @@ export const fetchBlocks = (token: string) =>
 export const blockHandle = (token: string, handle: string) =>
   call("/api/blocks", { handle }, token).then((reply) => reply.blocked as BlockEntry);
 export const unblock = (token: string, ref: string) => call("/api/blocks/undo", { ref }, token);
+
+/** A friend's presence (docs/protocol.md "Friends and presence"): `watch` only for a public room. */
+export type Presence = { state: "online" } | { state: "playing"; watch?: string } | { state: "offline"; seen: number | null };
+
+/** A request received or sent: `at` is when (ms). */
+export interface FriendRequest {
+  handle: string;
+  name: string;
+  at: number;
+}
+
+export interface Friend extends FriendRequest {
+  presence: Presence;
+}
+
+export interface FriendsList {
+  friends: Friend[];
+  received: FriendRequest[];
+  sent: FriendRequest[];
+  limits: { friends: number; sent: number };
+}
+
+export const fetchFriends = (token: string) => call("/api/friends", null, token) as Promise<unknown> as Promise<FriendsList>;
+export const askFriend = (token: string, handle: string) => call("/api/friends", { handle }, token);
+export const acceptFriend = (token: string, handle: string) => call("/api/friends/accept", { handle }, token);
+export const declineFriend = (token: string, handle: string) => call("/api/friends/decline", { handle }, token);
+/** Ends a friendship, or takes back one's own request. */
+export const removeFriend = (token: string, handle: string) => call("/api/friends/remove", { handle }, token);

@@ -28,6 +28,7 @@ import { renderHeader, renderQuestion } from "./views/common";
 import { renderLobby } from "./views/lobby";
 import { renderReplay, ReplayController } from "./views/replay";
 import { loadBlocks } from "./views/blocks";
+import { loadFriends, stopFriends } from "./views/friends";
 import { renderProfile, type ProfileState } from "./views/profile";
 import { renderLeaderboard, type LeaderboardState } from "./views/leaderboard";
 import { renderRules } from "./views/rules";
@@ -255,11 +256,14 @@ export class App implements AppActions {
   /** Fetch the profile of the route's handle (with this browser's token: a private room's
    * match is listed to its own players). */
   private async loadProfile(handle: string): Promise<void> {
+    stopFriends(this.profile?.friends);
     const state: ProfileState = { handle, profile: null, error: null };
     this.profile = state;
     try {
       state.profile = await fetchProfile(handle, this.persist.token);
       state.blocks = await loadBlocks(this.persist.token);
+      state.friends = this.profile === state ? await loadFriends(this, this.persist.token) : null;
+      if (this.profile !== state) stopFriends(state.friends);
     } catch (error) {
       state.error = error instanceof AccountError ? error.code : "failed";
     }

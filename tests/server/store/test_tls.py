@@ -29,6 +29,7 @@ from redis.exceptions import NoPermissionError, ResponseError
 from client.session import Session
 from server.store import FeedReconnected, RoomUpdate, Store, StoreConfig, redact
 from server.store.direct import DirectConnection
+from server.store.friends import FriendLimits
 from server.store.resp import supports
 from tests.deploy.matches import play_to_end
 from tests.server.store.conftest import next_item
@@ -223,6 +224,21 @@ async def test_the_acl_user_may_do_nothing_else(tls_store: Store) -> None:
     for command in (("FLUSHALL",), ("KEYS", "*"), ("CONFIG", "GET", "*"), ("SET", "x", "1")):
         with pytest.raises((NoPermissionError, ResponseError), match="NOPERM"):
             await tls_store._fast(*command)
+
+
+async def test_the_acl_user_may_keep_friends_and_presence(tls_store: Store) -> None:
+    """The documented ACL names the friends' and presence keys (``server.keys``)."""
+    await tls_store.create_player("pAda", "hash", "Ada")
+    limits = FriendLimits(friends=5, sent=5, received=5)
+    assert await tls_store.count_friend_request("pAda", 5, 60)
+    assert await tls_store.change_friendship("ask", "pAda", "pBob", 1, limits) == "asked"
+    assert (await tls_store.friend_standing("pBob")).received == {"pAda": 1}
+    await tls_store.put_presence("p1", {"pAda": None}, 30_000)
+    assert (await tls_store.presence_of("pAda")).online
+    card = await tls_store.friend_card("pAda")
+    assert card is None  # no handle: a guest is nobody's friend
+    await tls_store.drop_presence("p1", "pAda")
+    assert not (await tls_store.presence_of("pAda")).online
 
 
 async def test_client_certificates_where_redis_asks_for_them(tls_files: TlsFiles) -> None:

@@ -1,7 +1,8 @@
 // A player's profile, /@/HANDLE: the handle, the rating ("1500?" while provisional) with the
 // chart of its history, the record (matches, wins, gins, undercuts, knocks, points per hand;
 // in all, rated and casual) and the last matches: the opponent, the result, the score, a rated
-// match's rating change and the whole-match replay link. A link to the leaderboard.
+// match's rating change and the whole-match replay link. A link to the leaderboard. Friends
+// (views/friends.ts) and blocking (views/blocks.ts).
 
 import type { Profile, ProfileMatch, RecordCounts } from "../account";
 import { h } from "../dom";
@@ -10,6 +11,7 @@ import { seatName } from "../names";
 import type { AppActions } from "./actions";
 import { renderBlocks, type BlocksState } from "./blocks";
 import { bdi, ratingChangeText, say } from "./common";
+import { renderFriends, type FriendsState } from "./friends";
 import { renderRatingChart } from "./rating-chart";
 
 export interface ProfileState {
@@ -19,6 +21,8 @@ export interface ProfileState {
   error: string | null;
   /** Blocking (views/blocks.ts): this browser's block list, loaded with the profile. */
   blocks?: BlocksState | null;
+  /** Friends (views/friends.ts): this browser's friends list, read again while shown. */
+  friends?: FriendsState | null;
 }
 
 function matchRow(app: AppActions, match: ProfileMatch): HTMLElement {
@@ -145,6 +149,7 @@ export function renderProfile(app: AppActions, state: ProfileState | null): HTML
         ? h("ul", { class: "profile-matches", "data-testid": "profile-matches" }, profile.matches.map((match) => matchRow(app, match)))
         : h("p", { class: "hint", "data-testid": "profile-no-matches" }, t("profile.noMatches")),
     ),
+    renderFriends(app, profile, state.friends),
     renderBlocks(app, profile, state.blocks),
     h("button", { "data-key": "back-lobby", onclick: () => app.navigate({ name: "lobby" }) }, t("match.lobby")),
   );
