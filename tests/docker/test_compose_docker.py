@@ -12,10 +12,12 @@ down with its volumes before and after; in one process, see ``conftest.py``):
 4. a match between two people, one on each replica: ``restart server`` in the middle (both
    resume, nothing lost), then ``kill redis`` and ``start redis`` (every acknowledged move is
    still there: the append-only file); every hand of both matches replayed and scored again;
-5. ``down`` then ``up``: the players, their statistics and the finished hands are still there
-   (the volume);
+5. two account holders (handles claimed with a password, settled on the leaderboard) play a
+   rated match; ``down`` then ``up``: the players, their statistics and the finished hands are
+   still there (the volume), and the holders sign in with their passwords as the same players,
+   their ratings and the leaderboard unchanged (``tests.support.kept_accounts``);
 6. a backup made in a server container, the volumes destroyed, restored into the fresh Redis:
-   the players and their hands are back;
+   the players and their hands are back, the accounts and ratings too;
 7. TLS in front (``-f deploy/compose.tls.yml``, a certificate the test makes): HTTPS and a
    websocket over wss:// through nginx, plain HTTP redirected, /metrics not served outside;
 8. ``--profile cluster``: ``up -d --wait`` exits 0 once the init job has formed the cluster,
@@ -61,6 +63,7 @@ from tests.docker.compose_cli import (
     process_users,
 )
 from tests.docker.conftest import Phases
+from tests.support.kept_accounts import check_kept, rated_holders
 from tests.support.polling import eventually
 from tests.support.server_process import http_get
 from tests.support.tls import make_certificates
@@ -296,11 +299,21 @@ async def test_people_on_both_replicas_through_a_restart_and_a_redis_kill(
         await asyncio.gather(bob.close(), cy.close())
 
 
-async def test_down_then_up_keeps_players_and_finished_hands(
+async def test_down_then_up_keeps_players_hands_accounts_and_ratings(
     deployment: Deployment, phases: Phases
 ) -> None:
     compose = deployment.compose
     assert {"ada", "bob"} <= set(deployment.memory), "the earlier phases did not finish"
+    store = await Store.connect(f"redis://127.0.0.1:{deployment.redis}/0")
+    try:
+        with phases("two account holders play a rated match"):
+            kept = await rated_holders(
+                deployment.ws(1), store, prefix="kept", seed="docker", think=THINK
+            )
+    finally:
+        await store.close()
+    deployment.memory["kept"] = kept
+    print(f"\nrated match {kept.room}: {kept.board}")
     with phases("down, then up -d --wait"):
         compose.run("down", timeout=120)
         assert not compose.containers(), "down left containers"
@@ -325,6 +338,7 @@ async def test_down_then_up_keeps_players_and_finished_hands(
             assert await store.room_version(room) == match["changes"] - 1, room
     finally:
         await store.close()
+    await check_kept(deployment.ws(2), kept)  # signed in on the other replica
 
 
 async def test_a_backup_restored_into_a_fresh_deployment(
@@ -333,7 +347,7 @@ async def test_a_backup_restored_into_a_fresh_deployment(
     """``python -m server.admin backup`` in a server container (over the compose network),
     the volumes destroyed, ``restore`` into the fresh Redis, then the servers started."""
     compose = deployment.compose
-    assert {"ada", "bob"} <= set(deployment.memory), "the earlier phases did not finish"
+    assert {"ada", "bob", "kept"} <= set(deployment.memory), "the earlier phases did not finish"
     folder = tmp_path / "backup"
     with phases("backup, down -v, up redis, restore, up -d --wait"):
         made = compose.exec("server", "python", "-m", "server.admin", "backup", "/tmp/backup")
@@ -372,6 +386,7 @@ async def test_a_backup_restored_into_a_fresh_deployment(
             http_get, f"{deployment.http(index)}/api/hands/{room}-{match['hands']}"
         )
         assert status == 200, (room, status)
+    await check_kept(deployment.ws(1), deployment.memory["kept"])
     print(f"\nbackup: {made.strip()}; restore: {done.stdout.strip()}")
 
 

@@ -79,7 +79,12 @@ def token_of(session: Session) -> str:
 
 def http_base(session: Session) -> str:
     """The HTTP address of the server the session speaks to (``ws://HOST/ws`` -> ``http://HOST``)."""
-    scheme, _, rest = session.url.partition("://")
+    return http_base_of(session.url)
+
+
+def http_base_of(ws_url: str) -> str:
+    """``ws://HOST/ws`` -> ``http://HOST`` (``wss`` -> ``https``)."""
+    scheme, _, rest = ws_url.partition("://")
     return ("https" if scheme == "wss" else "http") + "://" + rest.removesuffix("/ws")
 
 

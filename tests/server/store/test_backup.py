@@ -16,9 +16,10 @@ import redis
 from client.session import Session
 from server.store import Store
 from tests.deploy.matches import check_match, play_to_end, stats_agree
-from tests.support.backups import admin, play_first_hand, snapshot_keys
+from tests.support.backups import admin, play_first_hand, snapshot_contents, snapshot_keys
 from tests.support.client_process import WorkerProcess
 from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
+from tests.support.kept_accounts import account_keys, check_kept, rated_holders
 from tests.support.redis_server import RedisServer
 
 
@@ -101,10 +102,13 @@ def test_bad_folders_are_refused_with_the_reason(tmp_path: Path) -> None:
 async def test_play_back_up_destroy_restore_and_the_match_resumes(
     server_factory: ServerFactory, tmp_path: Path
 ) -> None:
-    """A match against the AI, paused after its first hand; backed up; the server, the worker
-    and the Redis (its folder) destroyed; a fresh Redis restored; a new server and worker:
-    the player comes back with their token and name, the match resumes and finishes, and
-    every hand (the one before the backup included) checks against the truth."""
+    """A match against the AI, paused after its first hand, and two account holders who
+    played a rated match; backed up; the server, the worker and the Redis (its folder)
+    destroyed; a fresh Redis restored; a new server and worker: the accounts', sessions',
+    ratings' and leaderboard's keys are back as they were, the holders sign in with their
+    passwords as the same players, their ratings and the leaderboard unchanged; the player
+    comes back with their token and name, the match resumes and finishes, and every hand
+    (the one before the backup included) checks against the truth."""
     target = 100
     source = RedisServer(appendfsync="always").start()
     try:
@@ -118,8 +122,15 @@ async def test_play_back_up_destroy_restore_and_the_match_resumes(
         paused = await play_first_hand(ann, room, random.Random(11))
         token = ann.token
         await ann.close()
+        store = await Store.connect(source.url)
+        try:
+            kept = await rated_holders(first.ws_url, store, prefix="kept", seed="backup")
+        finally:
+            await store.close()
         made = admin("backup", str(tmp_path / "backup"), env=_env(source.url))
         assert made.returncode == 0, made.stderr
+        assert source.port is not None
+        accounts_then = account_keys(snapshot_contents(source.port), kept)
         worker.kill()
         first.kill()
     finally:
@@ -128,7 +139,10 @@ async def test_play_back_up_destroy_restore_and_the_match_resumes(
     with RedisServer(appendfsync="always") as fresh:
         done = admin("restore", str(tmp_path / "backup"), env=_env(fresh.url))
         assert done.returncode == 0, done.stderr
+        assert fresh.port is not None
+        assert account_keys(snapshot_contents(fresh.port), kept) == accounts_then
         second = server_factory(env=FAST_CLIENT_ENV, redis=fresh.url)
+        await check_kept(second.ws_url, kept)
         worker = WorkerProcess(second.ws_url, tmp_path, "w2").start()
         try:
             back = await Session.connect(second.ws_url, token=token)
