@@ -118,7 +118,7 @@ async def rated_holders(
             await settle(store, session, rating)
         created = await a.request("create_room", mode="private", rated=True, rules={"target": 10})
         room = created.result["room"]
-        await b.request("join_room", invite=created.result["invite"])
+        await b.request("join_room", invite=created.result["invite"], rated=True)
         await a.wait_for(room, lambda view: view["game"] is not None)
         await asyncio.gather(
             *(
