@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import json
 import os
 import random
 import secrets
@@ -74,6 +75,8 @@ TARGET = 50
 IMAGE_TARGET_BYTES = 250_000_000
 #: People pause before each move: the deployment's default rate limit is for people.
 THINK = 0.015
+#: The backup a previous release made (tests/server/store/test_upgrade.py plays it locally).
+UPGRADE_FIXTURE = ROOT / "tests" / "data" / "upgrade-72d70d3"
 #: Bob's moves before which the servers are restarted, then Redis killed: early, and in a
 #: longer match (one big hand can end a match to 50 within a few moves).
 RESTART_AT, KILL_AT = 2, 4
@@ -341,6 +344,38 @@ async def test_down_then_up_keeps_players_hands_accounts_and_ratings(
     await check_kept(deployment.ws(2), kept)  # signed in on the other replica
 
 
+def _restore_into_fresh_volumes(deployment: Deployment, folder: Path) -> str:
+    """``down -v``, the Redis alone started on its empty volume, ``server.admin restore`` of
+    ``folder`` into it (from the host, through its published port), then everything started
+    again; returns what the restore printed."""
+    compose = deployment.compose
+    compose.run("down", "-v", timeout=120)
+    compose.run("up", "-d", "--wait", "redis")
+    deployment.redis = compose.port("redis", 6379)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "server.admin",
+            "restore",
+            str(folder),
+            "--single",
+            "--url",
+            f"redis://127.0.0.1:{deployment.redis}/0",
+        ],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    compose.run("up", "-d", "--wait", timeout=300)
+    deployment.find_ports()
+    return done.stdout
+
+
 async def test_a_backup_restored_into_a_fresh_deployment(
     deployment: Deployment, phases: Phases, tmp_path: Path
 ) -> None:
@@ -352,29 +387,7 @@ async def test_a_backup_restored_into_a_fresh_deployment(
     with phases("backup, down -v, up redis, restore, up -d --wait"):
         made = compose.exec("server", "python", "-m", "server.admin", "backup", "/tmp/backup")
         compose.run("cp", "--index", "1", "server:/tmp/backup", str(folder))  # from the exec's
-        compose.run("down", "-v", timeout=120)
-        compose.run("up", "-d", "--wait", "redis")
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "server.admin",
-                "restore",
-                str(folder),
-                "--single",
-                "--url",
-                f"redis://127.0.0.1:{deployment.redis}/0",
-            ],
-            cwd=ROOT,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
-        assert done.returncode == 0, done.stdout + done.stderr
-        compose.run("up", "-d", "--wait", timeout=300)
-    deployment.find_ports()
+        done = _restore_into_fresh_volumes(deployment, folder)
     for name, index in (("ada", 2), ("bob", 1)):
         token, room, match = deployment.memory[name]
         session = await Session.connect(deployment.ws(index), token=token)
@@ -387,7 +400,38 @@ async def test_a_backup_restored_into_a_fresh_deployment(
         )
         assert status == 200, (room, status)
     await check_kept(deployment.ws(1), deployment.memory["kept"])
-    print(f"\nbackup: {made.strip()}; restore: {done.stdout.strip()}")
+    print(f"\nbackup: {made.strip()}; restore: {done.strip()}")
+
+
+async def test_the_previous_releases_backup_resumes_in_the_image(
+    deployment: Deployment, phases: Phases
+) -> None:
+    """Upgrades (docs/operations.md): the backup release 72d70d3 made of a match against the AI
+    paused after its first hand (``tests/data/upgrade-72d70d3``) restored into fresh volumes;
+    the image's servers and AI worker take it up, the player is known by their token, and the
+    match resumes where it stopped, finishes, and checks against the truth."""
+    fixture = json.loads((UPGRADE_FIXTURE / "fixture.json").read_text())
+    room, target = fixture["room"], fixture["target"]
+    with phases("down -v, restore the previous release's backup, up -d --wait"):
+        done = _restore_into_fresh_volumes(deployment, UPGRADE_FIXTURE / "backup")
+    assert "(0 expired since the backup" in done, done  # the fixture's keys outlive the test
+    with phases("the previous release's match resumed and played to its end"):
+        ann = await Session.connect(deployment.ws(1), token=fixture["token"])
+        try:
+            assert ann.token == fixture["token"]
+            await ann.resume(room, -1)
+            view = await ann.wait_for(room, lambda v: v.get("game") is not None, timeout=30)
+            assert view["game"]["scores"] == fixture["scores"]
+            played = await _play(ann, room, "upgrade", deployment)
+            store = await Store.connect(f"redis://127.0.0.1:{deployment.redis}/0")
+            try:
+                checked = await check_match(store, room, [played], target, deployment.http(2))
+            finally:
+                await store.close()
+            assert checked["hands"] >= 2
+            await stats_agree(ann, [checked], 0)
+        finally:
+            await ann.close()
 
 
 def _https_get(url: str, context: ssl.SSLContext) -> tuple[int, bytes, str]:
