@@ -11,6 +11,7 @@ import type { AppActions } from "./actions";
 import { renderBlocks, type BlocksState } from "./blocks";
 import { bdi, ratingChangeText, say } from "./common";
 import { renderRatingChart } from "./rating-chart";
+import { renderReportButton } from "./report";
 
 export interface ProfileState {
   handle: string;
@@ -146,6 +147,7 @@ export function renderProfile(app: AppActions, state: ProfileState | null): HTML
         : h("p", { class: "hint", "data-testid": "profile-no-matches" }, t("profile.noMatches")),
     ),
     renderBlocks(app, profile, state.blocks),
+    !profile.me && profile.handle && state.blocks ? h("p", { class: "report-row" }, renderReportButton(app, [{ name: profile.handle, who: { handle: profile.handle } }])) : null,
     h("button", { "data-key": "back-lobby", onclick: () => app.navigate({ name: "lobby" }) }, t("match.lobby")),
   );
 }
