@@ -2,7 +2,8 @@
 Redis: at the table, the folded menu beside the opponent's name reports them (a reason from the
 short list), and the moderator's tool (``python -m server.admin reports``) lists the report
 with its room; the same menu blocks them, and the server's block list has them. No menu for an
-AI seat. A replay and a profile have a report button. In English and in Arabic (right to left).
+AI seat. A replay reports the other player of its match, a profile its holder. The table in
+English and in Arabic (right to left).
 Screenshots: ``build/screenshots/report-menu-en.png``, ``report-dialog-en.png``,
 ``report-menu-ar.png``, ``report-dialog-ar.png``, ``report-replay-en.png``."""
 
@@ -13,8 +14,10 @@ from playwright.sync_api import Page, expect
 from tests.browser.conftest import NewPage
 from tests.browser.helpers import play_hand, shot, take_invite
 from tests.browser.scenes import PrivateRoom, bots_in_a_room, online
+from tests.browser.test_blocking import ADA, BOB, as_player, two_accounts
 from tests.support.accounts import call
 from tests.support.backups import admin
+from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
 from tests.support.server_process import ServerProcess
 
 
@@ -123,3 +126,26 @@ def test_reporting_and_blocking_from_the_table_in_arabic(
     with bots_in_a_room(gin_server, guest=False, delay=0.05) as scene:
         report_and_block_at_the_table(page, gin_server, scene, "ar", "name", texts)
     expect(page.locator("html")).to_have_attribute("dir", "rtl")
+
+
+def test_reporting_from_a_profile(server_factory: ServerFactory, new_page: NewPage) -> None:
+    server = server_factory(env=FAST_CLIENT_ENV)
+    ada, _ = two_accounts(server)
+    page = new_page()
+    as_player(page, server.http_url, ada)
+    page.goto(f"{server.http_url}/@/{BOB}")
+    expect(page.get_by_test_id("profile-handle")).to_have_text(BOB)
+    page.get_by_test_id("report-button").click()
+    dialog = page.get_by_test_id("report-dialog")
+    expect(dialog.locator("h2")).to_have_text(f"Report {BOB}")
+    dialog.get_by_test_id("report-reason-name").check()
+    dialog.get_by_test_id("report-send").click()
+    expect(page.get_by_role("alert")).to_have_text(
+        "Thank you: your report was sent to the moderators."
+    )
+    rows = [row for row in reports_listed(server).splitlines() if f"@{BOB}" in row]
+    assert len(rows) == 1 and "name" in rows[0] and f"@{ADA}" in rows[0], rows
+    # one's own page has no report button
+    page.goto(f"{server.http_url}/@/{ADA}")
+    expect(page.get_by_test_id("profile-blocks")).to_be_visible()
+    expect(page.get_by_test_id("report-button")).to_have_count(0)
