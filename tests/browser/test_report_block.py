@@ -56,6 +56,7 @@ def report_and_block_at_the_table(
     opponent.get_by_test_id("report-open").click()
     dialog = page.get_by_test_id("report-dialog")
     expect(dialog.locator("h2")).to_have_text(texts["title"])
+    expect(dialog.locator("h2")).to_be_focused()  # the keyboard is taken into the dialog
     expect(dialog.get_by_test_id("report-send")).to_be_disabled()  # no reason chosen yet
     dialog.get_by_test_id(f"report-reason-{reason}").check()
     shot(page, f"report-dialog-{lang}")

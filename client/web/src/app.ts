@@ -29,7 +29,7 @@ import { renderReplay, ReplayController } from "./views/replay";
 import { loadBlocks } from "./views/blocks";
 import { renderInvite, type InviteGreeting, type InviteState } from "./views/invite";
 import { renderReportDialog } from "./views/report";
-import { Reporting, type ReportTarget } from "./reporting";
+import { Reporting, type ReportDialog, type ReportTarget } from "./reporting";
 import { renderProfile, type ProfileState } from "./views/profile";
 import { renderLeaderboard, type LeaderboardState } from "./views/leaderboard";
 import { renderRules } from "./views/rules";
@@ -100,6 +100,7 @@ export class App implements AppActions {
   /** The invite link's page: its greeting, before the seat is taken (views/invite.ts). */
   invite: InviteState | null = null;
   readonly reporting = new Reporting(() => this.render());
+  private reportFocused: ReportDialog | null = null;
   private retryRoom: { room: string; left: number } | null = null;
 
   constructor(root: HTMLElement, persist: Persist = Persist.browser()) {
@@ -956,6 +957,13 @@ export class App implements AppActions {
     this.overlayShown = key;
   }
 
+  /** A report dialog that has just opened takes the keyboard (its title). */
+  private focusReportDialog(): void {
+    const dialog = this.reporting.dialog;
+    if (dialog && dialog !== this.reportFocused) this.root.querySelector<HTMLElement>("#report-title")?.focus({ preventScroll: true });
+    this.reportFocused = dialog;
+  }
+
   render(): void {
     const before = this.cue ? capture(this.root) : null;
     const active = document.activeElement as HTMLElement | null;
@@ -1006,6 +1014,7 @@ export class App implements AppActions {
     }
     this.restoreFocus(focusKey, hadFocus || active === document.body || active === null);
     this.focusOverlay();
+    this.focusReportDialog();
     if (this.cue) play(this.root, before, this.cue, this.view?.seat ?? null);
   }
 }
