@@ -57,6 +57,14 @@ def test_an_invite_link_greets_and_a_new_visitor_picks_a_name_in_english(
         # the greeting took no seat: the host still waits, the page is still the invite's
         assert host_waits(scene)
         expect(page.get_by_test_id("table")).to_have_count(0)
+        # a name the server refuses keeps the visitor on the greeting, to choose another
+        page.get_by_test_id("invite-name").fill("!!!")
+        page.get_by_test_id("invite-accept").click()
+        expect(page.get_by_role("alert")).to_have_text(
+            "That name cannot be used: choose another one."
+        )
+        expect(page.get_by_test_id("invite-title")).to_be_visible()
+        assert host_waits(scene)
         page.get_by_test_id("invite-name").fill("Zoe Invited")
         page.get_by_test_id("invite-accept").click()
         expect(page.get_by_test_id("table")).to_be_visible()

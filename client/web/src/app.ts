@@ -618,7 +618,7 @@ export class App implements AppActions {
 
   /** Read the invite's greeting (invite_info); a player seated there already goes back to it. */
   private async loadInvite(code: string): Promise<void> {
-    if (this.invite?.code === code && !this.invite.error) return;
+    if (this.invite?.code === code && !this.invite.greeting && !this.invite.error) return; // under way
     const state: InviteState = { code, greeting: null, error: null, busy: false };
     this.invite = state;
     try {
@@ -643,7 +643,8 @@ export class App implements AppActions {
     this.render();
     try {
       const chosen = name.trim();
-      if (chosen && chosen !== this.session.name) await this.setName(chosen);
+      // a refused name (bad_name) keeps the visitor on the greeting, to choose another
+      if (chosen && chosen !== this.session.name) this.nameTaken(chosen, await this.session.request("set_name", { name: chosen }));
       const result = await this.session.request("join_room", { invite: state.code });
       const room = String(result.room);
       this.invite = null;
@@ -823,14 +824,18 @@ export class App implements AppActions {
     this.render();
   }
 
+  /** The name the server answered ``set_name`` with is the session's and this browser's. */
+  private nameTaken(asked: string, result: Record<string, unknown>): void {
+    this.session.name = String(result.name ?? asked);
+    this.session.setNameId(result);
+    this.persist.name = this.session.name;
+  }
+
   async setName(name: string): Promise<void> {
     const clean = name.trim();
     if (!clean) return;
     try {
-      const result = await this.session.request("set_name", { name: clean });
-      this.session.name = String(result.name ?? clean);
-      this.session.setNameId(result);
-      this.persist.name = this.session.name;
+      this.nameTaken(clean, await this.session.request("set_name", { name: clean }));
       this.render();
     } catch (error) {
       this.fail(error);
