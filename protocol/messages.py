@@ -57,6 +57,7 @@ __all__ = [
     "ErrorCode",
     "Field",
     "Hello",
+    "InviteInfo",
     "JoinRoom",
     "Leave",
     "Lobby",
@@ -141,6 +142,7 @@ class ErrorCode(StrEnum):
     RATE_LIMITED = "rate_limited"
     NOT_FOUND = "not_found"
     ROOM_FULL = "room_full"
+    INVITE_USED = "invite_used"
     NOT_A_PLAYER = "not_a_player"
     NOT_YOUR_SEAT = "not_your_seat"
     NOT_YOUR_TURN = "not_your_turn"
@@ -769,6 +771,16 @@ class JoinRoom(_Checked):
 
 
 @dataclass(frozen=True, slots=True)
+class InviteInfo(_Checked):
+    """What an invite code leads to, read before taking the seat: who invites, and to what
+    (the greeting of an invite link). Takes nothing and names no room."""
+
+    t: ClassVar[str] = "invite_info"
+    id: Annotated[RequestId, _REQUEST_ID]
+    invite: Annotated[str, _text(1, 64, pattern=_ID)]
+
+
+@dataclass(frozen=True, slots=True)
 class QuickMatch(_Checked):
     """Wait for an opponent: casual (anyone), or ``rated`` (account holders, paired by
     rating; ``docs/ratings.md``)."""
@@ -1057,6 +1069,7 @@ ClientMessage: TypeAlias = (
     | SetName
     | CreateRoom
     | JoinRoom
+    | InviteInfo
     | QuickMatch
     | CancelQuickMatch
     | Watch

@@ -18,6 +18,7 @@ from server.commits import Commits
 from server.connection import Connection
 from server.entropy import new_seed
 from server.hub import Hub
+from server.invite_greeting import greeting
 from server.limits import Limits
 from server.live import WATCHERS_TTL_MS
 from server.matchmaking import RatedMatcher
@@ -259,6 +260,17 @@ class Rooms:
             await self._ai_seats.renew({(room_id, seat)})
         history = await self._follow_from_start(conn, room_id, seat)
         return Reply({"room": room_id, "seat": seat}, then=history)
+
+    async def invite_info(self, conn: Connection, message: m.InviteInfo) -> Reply:
+        """The greeting of an invite code, without taking its seat; a wrong code counts as a
+        failed lookup, like ``join_room``'s."""
+        self._limits.check_lookup(conn, time.monotonic())
+        room_id = await self._store.resolve_invite(message.invite.upper())
+        loaded = None if room_id is None else await self._store.load_room(room_id)
+        if loaded is None:
+            self._limits.lookup_failed(conn, time.monotonic())
+            raise RequestFailed(ErrorCode.NOT_FOUND, "no room has this invite code")
+        return Reply(greeting(decode_room(loaded[1]), conn.player_id or ""))
 
     async def quick_match(self, conn: Connection, message: m.QuickMatch) -> Reply:
         assert conn.player_id is not None

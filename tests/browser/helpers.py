@@ -208,3 +208,10 @@ def shot(page: Page, name: str) -> Path:
     path = SCREENSHOTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     return path
+
+
+def take_invite(page: Page, url: str) -> None:
+    """Open an invite link and take its seat: the page greets first, with who invites and to
+    what (views/invite.ts), and the seat is taken with its button."""
+    page.goto(url)
+    page.get_by_test_id("invite-accept").click()

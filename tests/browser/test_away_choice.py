@@ -8,6 +8,7 @@ import re
 from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import NewPage
+from tests.browser.helpers import take_invite
 from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
 
 
@@ -26,7 +27,7 @@ def test_the_host_claims_the_win_of_a_guest_who_closed_the_page(
     link = host.get_by_test_id("invite-link")
     expect(link).to_have_value(re.compile(r"/join/[A-Za-z0-9_-]+$"))
     guest = new_page()
-    guest.goto(link.input_value())
+    take_invite(guest, link.input_value())
     expect(guest.get_by_test_id("table")).to_be_visible()
     expect(host.get_by_test_id("table")).to_be_visible()
     expect(host.get_by_test_id("away-choice")).to_have_count(0)

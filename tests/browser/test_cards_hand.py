@@ -29,6 +29,7 @@ from tests.browser.helpers import (
     shot,
     spoken,
     table_state,
+    take_invite,
     take_turn,
 )
 from tests.browser.scenes import bots_in_a_room, finished_match, online
@@ -39,7 +40,7 @@ SUIT_ORDER = "CHSD"  # the hand's "by suit": black and red alternate
 
 
 def join(page: Page, server: ServerProcess, invite: str) -> None:
-    page.goto(f"{server.http_url}/join/{invite}")
+    take_invite(page, f"{server.http_url}/join/{invite}")
     expect(page.get_by_test_id("table")).to_be_visible()
     online(page)
 

@@ -18,7 +18,7 @@ from playwright.sync_api import Page, expect
 from protocol import messages as m
 from tests.browser.bot import Bot, BotThread
 from tests.browser.conftest import NewPage
-from tests.browser.helpers import shot
+from tests.browser.helpers import shot, take_invite
 from tests.browser.scenes import LATIN_SERVER_NAMES, bots_in_a_room, online
 from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
 from tests.support.server_process import WORKER_KEY, ServerProcess
@@ -33,7 +33,7 @@ def lobby(page: Page, server: ServerProcess) -> None:
 
 
 def join_by_link(page: Page, server: ServerProcess, invite: str) -> None:
-    page.goto(f"{server.http_url}/join/{invite}")
+    take_invite(page, f"{server.http_url}/join/{invite}")
     expect(page.get_by_test_id("table")).to_be_visible()
 
 
@@ -145,7 +145,7 @@ def test_a_seat_left_for_another_room_shows_away_until_its_player_is_back(
     link = host.get_by_test_id("invite-link")
     expect(link).to_have_value(re.compile(r"/join/[A-Za-z0-9_-]+$"))
     guest = new_page()
-    guest.goto(link.input_value())
+    take_invite(guest, link.input_value())
     expect(guest.get_by_test_id("table")).to_be_visible()
     first_room = guest.url.rsplit("/", 1)[1]
     opponent = host.get_by_test_id("opponent")
@@ -189,7 +189,7 @@ def test_the_ai_stand_in_option_is_shown_at_the_table(
         link = page.get_by_test_id("invite-link")
         expect(link).to_have_value(re.compile(r"/join/"))
         guest = new_page(locale="ru-RU")
-        guest.goto(link.input_value())
+        take_invite(guest, link.input_value())
         expect(page.get_by_test_id("room-stand-in")).to_contain_text(said)
         in_russian = "ИИ (Средний) играет за ушедшего игрока" if wanted else "ИИ не играет"
         expect(guest.get_by_test_id("room-stand-in")).to_contain_text(in_russian)

@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 
 from protocol import messages as m
 from tests.browser.conftest import NewPage
-from tests.browser.helpers import SCREENSHOTS
+from tests.browser.helpers import SCREENSHOTS, take_invite
 from tests.browser.scenes import bots_in_a_room, online
 from tests.browser.scripted import LAYOFF_DEAL, LAYOFF_KNOCK, script_first_deal
 from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
@@ -39,7 +39,7 @@ def test_the_match_end_tells_each_player_s_match_and_leads_to_its_replay(
     with bots_in_a_room(host_server, guest=False, rules=m.Rules(target=1)) as scene:
         script_first_deal(redis_url, scene.room, LAYOFF_DEAL)
         page = new_page(locale="ar" if lang == "ar" else "en-US", width=width, height=height)
-        page.goto(f"{page_server.http_url}/join/{scene.invite}")
+        take_invite(page, f"{page_server.http_url}/join/{scene.invite}")
         expect(page.get_by_test_id("table")).to_be_visible()
         online(page)
         if lang != "en":

@@ -17,7 +17,7 @@ from playwright.sync_api import Page, expect
 
 from protocol import messages as m
 from tests.browser.conftest import NewPage
-from tests.browser.helpers import play_hand, shot, table_state, take_turn
+from tests.browser.helpers import play_hand, shot, table_state, take_invite, take_turn
 from tests.browser.scenes import (
     LATIN_SERVER_NAMES,
     bots_in_a_room,
@@ -31,7 +31,7 @@ from tests.support.server_process import ServerProcess
 
 
 def join_by_link(page: Page, server: ServerProcess, invite: str) -> None:
-    page.goto(f"{server.http_url}/join/{invite}")
+    take_invite(page, f"{server.http_url}/join/{invite}")
     expect(page.get_by_test_id("table")).to_be_visible()
 
 
@@ -78,7 +78,7 @@ def test_2_a_forfeit_seen_from_both_sides(gin_server: ServerProcess, new_page: N
     link = host.get_by_test_id("invite-link")
     expect(link).to_have_value(re.compile(r"/join/"))
     guest = new_page()
-    guest.goto(link.input_value())
+    take_invite(guest, link.input_value())
     expect(guest.get_by_test_id("table")).to_be_visible()
     expect(host.get_by_test_id("table")).to_be_visible()
 
@@ -321,7 +321,7 @@ def test_9_room_options_on_the_create_form(gin_server: ServerProcess, new_page: 
     link = page.get_by_test_id("invite-link")
     expect(link).to_have_value(re.compile(r"/join/"))
     guest = new_page()
-    guest.goto(link.input_value())
+    take_invite(guest, link.input_value())
     for seat in (page, guest):
         rules = seat.get_by_test_id("room-rules")
         expect(rules).to_have_text(

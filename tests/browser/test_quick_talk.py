@@ -14,7 +14,14 @@ import msgpack
 from playwright.sync_api import Page, WebSocket, expect
 
 from tests.browser.conftest import NewPage
-from tests.browser.helpers import move_and_wait, play_hand, shot, table_state, wait_for_change
+from tests.browser.helpers import (
+    move_and_wait,
+    play_hand,
+    shot,
+    table_state,
+    take_invite,
+    wait_for_change,
+)
 from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
 
 TALK_ENV = {**FAST_CLIENT_ENV, "GIN_TALK_BURST": "10"}
@@ -74,7 +81,7 @@ def test_a_quick_message_reaches_the_other_seat_in_its_language_never_a_watcher_
     expect(link).to_have_value(re.compile(r"/join/[A-Za-z0-9_-]+$"))
     bob = new_page(locale="ru-RU")
     bob_frames = record_frames(bob)
-    bob.goto(link.input_value())
+    take_invite(bob, link.input_value())
     expect(bob.get_by_test_id("table")).to_be_visible()
     expect(alice.get_by_test_id("table")).to_be_visible()
     watch = alice.get_by_test_id("watch-link").get_attribute("data-link") or ""
@@ -164,7 +171,7 @@ def test_quick_messages_on_an_arabic_phone(
     link = host.get_by_test_id("invite-link")
     expect(link).to_have_value(re.compile(r"/join/[A-Za-z0-9_-]+$"))
     guest = new_page(**phone)
-    guest.goto(link.input_value())
+    take_invite(guest, link.input_value())
     expect(guest.get_by_test_id("table")).to_be_visible()
     expect(host.locator("html")).to_have_attribute("dir", "rtl")
 
@@ -200,7 +207,7 @@ def test_good_game_at_the_match_end(server_factory: ServerFactory, new_page: New
     link = alice.get_by_test_id("invite-link")
     expect(link).to_have_value(re.compile(r"/join/[A-Za-z0-9_-]+$"))
     bob = new_page(locale="tr-TR")
-    bob.goto(link.input_value())
+    take_invite(bob, link.input_value())
     expect(bob.get_by_test_id("table")).to_be_visible()
     for _ in range(6):  # a dead hand scores nothing: play on until someone scores
         play_hand([alice, bob])

@@ -17,7 +17,7 @@ from playwright.sync_api import Page, expect
 
 from protocol import messages as m
 from tests.browser.bot import Bot, BotThread
-from tests.browser.helpers import SCREENSHOTS
+from tests.browser.helpers import SCREENSHOTS, take_invite
 from tests.browser.scenes import PrivateRoom, online
 from tests.browser.scripted import LAYOFF_DEAL, LAYOFF_KNOCK, script_first_deal
 from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
@@ -53,7 +53,7 @@ def clocked_host(server: ServerProcess, *, deal_next: bool, delay: float) -> Ite
 
 def knock_the_first_hand(page: Page, server: ServerProcess, invite: str) -> None:
     """Join, take the upcard and knock (the scripted deal: the page's first hand ends)."""
-    page.goto(f"{server.http_url}/join/{invite}")
+    take_invite(page, f"{server.http_url}/join/{invite}")
     expect(page.get_by_test_id("table")).to_be_visible()
     online(page)
     page.get_by_test_id("take-upcard").click()

@@ -32,6 +32,7 @@ from tests.browser.helpers import (
     move_and_wait,
     shot,
     table_state,
+    take_invite,
     wait_for_change,
 )
 from tests.browser.scenes import bots_in_a_room, hand_against_the_ai, online
@@ -731,7 +732,7 @@ def test_every_text_on_the_felt_meets_aa_on_my_turn_and_theirs(
     page = make_page(color_scheme=theme)
     rules = m.Rules(target=500)
     with bots_in_a_room(gin_server, guest=False, delay=0.4, rules=rules) as scene:
-        page.goto(f"{gin_server.http_url}/join/{scene.invite}")
+        take_invite(page, f"{gin_server.http_url}/join/{scene.invite}")
         online(page)
         assert html_attributes(page)["theme"] == theme
         wait_for_my_draw(page)

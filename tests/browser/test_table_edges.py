@@ -26,6 +26,7 @@ from tests.browser.helpers import (
     close_result,
     hand_cards,
     play_hand,
+    take_invite,
 )
 from tests.browser.scenes import PrivateRoom, bots_in_a_room, hand_against_the_ai, online
 from tests.browser.scripted import LAYOFF_CARDS, LAYOFF_DEAL, LAYOFF_KNOCK, script_first_deal
@@ -58,7 +59,7 @@ def moving_page(browser: Browser, console: ConsoleWatch) -> Iterator[Any]:
 
 
 def join_on(page: Page, server: ServerProcess, invite: str) -> None:
-    page.goto(f"{server.http_url}/join/{invite}")
+    take_invite(page, f"{server.http_url}/join/{invite}")
     expect(page.get_by_test_id("table")).to_be_visible()
     online(page)
 
@@ -660,7 +661,7 @@ def test_an_away_opponent_is_counted_down_to_the_choice_which_does_not_move_the_
     host.get_by_test_id("create-private").click()
     link = host.get_by_test_id("invite-link").input_value()
     guest = new_page()
-    guest.goto(link)
+    take_invite(guest, link)
     expect(guest.get_by_test_id("table")).to_be_visible()
     expect(host.get_by_test_id("table")).to_be_visible()
     before = host.evaluate(TABLE_BOXES)

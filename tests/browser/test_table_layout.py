@@ -27,6 +27,7 @@ from tests.browser.helpers import (
     play_hand,
     shot,
     table_state,
+    take_invite,
     take_turn,
     wait_for_change,
 )
@@ -46,7 +47,7 @@ BOX = """selector => {
 
 
 def join(page: Page, server: ServerProcess, invite: str) -> None:
-    page.goto(f"{server.http_url}/join/{invite}")
+    take_invite(page, f"{server.http_url}/join/{invite}")
     expect(page.get_by_test_id("table")).to_be_visible()
     online(page)
 

@@ -25,6 +25,7 @@ from tests.browser.helpers import (
     play_hand,
     shot,
     table_state,
+    take_invite,
     wait_for_change,
 )
 from tests.support.server_process import ServerProcess
@@ -198,7 +199,7 @@ def test_two_people_play_through_an_invite_link(
     assert url.startswith(gin_server.http_url)
 
     guest = new_page(locale="ru-RU")
-    guest.goto(url)
+    take_invite(guest, url)
     expect(guest.get_by_test_id("table")).to_be_visible()
     expect(host.get_by_test_id("table")).to_be_visible()
     expect(guest).to_have_url(re.compile(r"/room/"))
@@ -424,7 +425,7 @@ def test_match_end_and_rematch_follow_the_next_room(
     ).start()
     try:
         page = new_page()
-        page.goto(f"{gin_server.http_url}/join/{invite['code']}")
+        take_invite(page, f"{gin_server.http_url}/join/{invite['code']}")
         expect(page.get_by_test_id("table")).to_be_visible()
         old_url = page.url
         for _ in range(6):  # a dead hand scores nothing: play on until someone scores

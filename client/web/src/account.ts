@@ -198,3 +198,14 @@ export const acceptFriend = (token: string, handle: string) => call("/api/friend
 export const declineFriend = (token: string, handle: string) => call("/api/friends/decline", { handle }, token);
 /** Ends a friendship, or takes back one's own request. */
 export const removeFriend = (token: string, handle: string) => call("/api/friends/remove", { handle }, token);
+
+/** Who a report or a block from the table or a replay names: the other seat of a room the
+ * asker sat in; from a profile, a handle (docs/protocol.md "Blocking", "Reports"). */
+export type PlayerRef = { room: string; seat: number } | { handle: string };
+/** The reasons of a report, as the server lists them (server/moderation.py REASONS). */
+export const REPORT_REASONS = ["abuse", "cheating", "stalling", "name", "other"] as const;
+export type ReportReason = (typeof REPORT_REASONS)[number];
+
+export const sendReport = (token: string, who: PlayerRef, reason: ReportReason) => call("/api/reports", { ...who, reason }, token);
+export const blockPlayer = (token: string, who: PlayerRef) =>
+  call("/api/blocks", who, token).then((reply) => reply.blocked as BlockEntry);

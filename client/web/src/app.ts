@@ -2,7 +2,7 @@
 // Views are functions of what the app lets them read and ask for (views/actions.ts); every
 // change re-renders the page (keeping focus).
 
-import { AccountError, claimWithPasskey, claimWithPassword, deleteAccount, fetchLeaderboard, fetchProfile, signInWithPasskey, signInWithPassword, signOut, signOutEverywhere, type SignedIn } from "./account";
+import { AccountError, blockPlayer, claimWithPasskey, claimWithPassword, deleteAccount, fetchLeaderboard, fetchProfile, signInWithPasskey, signInWithPassword, signOut, signOutEverywhere, type SignedIn } from "./account";
 import { cardName } from "./cards";
 import { DICTIONARIES, detectLang, direction, getLang, setLang, t, tSeat, type Lang, type MessageKey } from "./i18n";
 import type { Action, GameEvent, HandOver, LiveRoom, LobbyHand, RoomView } from "./protocol";
@@ -29,6 +29,9 @@ import { renderLobby } from "./views/lobby";
 import { renderReplay, ReplayController } from "./views/replay";
 import { loadBlocks } from "./views/blocks";
 import { loadFriends, stopFriends } from "./views/friends";
+import { renderInvite, type InviteGreeting, type InviteState } from "./views/invite";
+import { renderReportDialog } from "./views/report";
+import { Reporting, type ReportDialog, type ReportTarget } from "./reporting";
 import { renderProfile, type ProfileState } from "./views/profile";
 import { renderLeaderboard, type LeaderboardState } from "./views/leaderboard";
 import { renderRules } from "./views/rules";
@@ -97,7 +100,10 @@ export class App implements AppActions {
   /** The options of the next room the player creates (the lobby's form). */
   readonly roomOptions: RoomOptions = { rules: {} };
   private toastTimer: ReturnType<typeof setTimeout> | null = null;
-  private joining: string | null = null;
+  /** The invite link's page: its greeting, before the seat is taken (views/invite.ts). */
+  invite: InviteState | null = null;
+  readonly reporting = new Reporting(() => this.render());
+  private reportFocused: ReportDialog | null = null;
   private retryRoom: { room: string; left: number } | null = null;
 
   constructor(root: HTMLElement, persist: Persist = Persist.browser()) {
@@ -176,6 +182,7 @@ export class App implements AppActions {
     document.addEventListener("pointerdown", (event) => {
       // the quick-message menu closes when the player points anywhere else
       if (this.talk.open && !(event.target as Element | null)?.closest?.(".talk")) this.talk.setOpen(false);
+      if (this.reporting.menuFor && !(event.target as Element | null)?.closest?.(".seat-menu")) this.reporting.closeMenu();
     });
     setInterval(() => this.tickClock(), 1000);
     let route = parseRoute(location.pathname, location.search);
@@ -232,7 +239,7 @@ export class App implements AppActions {
         if (this.session.tracker?.room !== route.id) this.followRoom(route.id, true, route.watch);
         break;
       case "join":
-        void this.join(route.code);
+        void this.loadInvite(route.code);
         break;
       case "replay":
         this.replay?.stop();
@@ -445,7 +452,8 @@ export class App implements AppActions {
     this.persist.handle = reply.handle;
     this.persist.device = reply.device;
     this.persist.room = null; // the lobby, not the followed room: its matches in play list it
-    window.location.assign("/");
+    // signed in from an invite's page: back to it, to take the seat as the account
+    window.location.assign(this.route.name === "join" ? routePath(this.route) : "/");
   }
 
   private becomeGuest(): void {
@@ -538,6 +546,8 @@ export class App implements AppActions {
     if (this.settingsDialog.isOpen) return; // the dialog's own keys (Escape closes it)
     if (event.key === "Escape") {
       if (this.question) this.answer(false);
+      else if (this.reporting.dialog) this.reporting.close();
+      else if (this.reporting.menuFor) this.reporting.closeMenu();
       else if (this.talk.open) this.closeTalk();
       else if (this.resultDismissable) this.dismissResult();
       else if (this.pick) this.setPick(null);
@@ -610,23 +620,70 @@ export class App implements AppActions {
     this.navigate({ name: "lobby" });
   }
 
-  async join(code: string): Promise<void> {
-    if (this.joining === code) return;
-    this.joining = code;
+  // --- invites ---------------------------------------------------------------------------------
+
+  /** Read the invite's greeting (invite_info); a player seated there already goes back to it. */
+  private async loadInvite(code: string): Promise<void> {
+    if (this.invite?.code === code && !this.invite.greeting && !this.invite.error) return; // under way
+    const state: InviteState = { code, greeting: null, error: null, busy: false };
+    this.invite = state;
     try {
-      const result = await this.joinAgreeing(code);
+      const greeting = (await this.session.request("invite_info", { invite: code })) as unknown as InviteGreeting;
+      if (this.invite !== state) return;
+      if (typeof greeting.room === "string") {
+        this.followRoom(greeting.room, true);
+        this.navigate({ name: "room", id: greeting.room }, true);
+        return;
+      }
+      state.greeting = greeting;
+    } catch (error) {
+      state.error = error instanceof RequestError ? error.code : error instanceof ConnectionLost ? "offline" : "failed";
+    }
+    if (this.invite === state) this.render();
+  }
+
+  async acceptInvite(name: string): Promise<void> {
+    const state = this.invite;
+    if (!state || state.busy || this.route.name !== "join") return;
+    state.busy = true;
+    this.render();
+    try {
+      const chosen = name.trim();
+      // a refused name (bad_name) keeps the visitor on the greeting, to choose another
+      if (chosen && chosen !== this.session.name) this.nameTaken(chosen, await this.session.request("set_name", { name: chosen }));
+      const result = await this.joinAgreeing(state.code);
       if (result === null) {
-        this.navigate({ name: "lobby" }, true);
+        // a rated room's terms declined: nobody seated, the greeting stays
+        state.busy = false;
+        this.render();
         return;
       }
       const room = String(result.room);
+      this.invite = null;
       this.followRoom(room, false);
       this.navigate({ name: "room", id: room }, true);
     } catch (error) {
+      state.busy = false;
       this.fail(error);
-      this.navigate({ name: "lobby" }, true);
-    } finally {
-      this.joining = null;
+    }
+  }
+
+  // --- reports and blocks ------------------------------------------------------------------------
+
+  async sendReport(): Promise<void> {
+    if (await this.reporting.send(this.persist.token)) this.showToast(t("report.sent"));
+  }
+
+  async blockPlayer(target: ReportTarget): Promise<void> {
+    this.reporting.closeMenu();
+    if (!(await this.ask(t("report.blockAsk", { name: target.name }), t("report.blockYes")))) return;
+    try {
+      await blockPlayer(this.persist.token ?? "", target.who);
+      this.showToast(t("report.blocked", { name: target.name }));
+    } catch (error) {
+      const code = error instanceof AccountError ? error.code : "failed";
+      const limited = code === "too_many_block_requests" || code === "too_many_blocks";
+      this.showToast(t(limited ? "blocks.limited" : "blocks.failed"));
     }
   }
 
@@ -792,14 +849,18 @@ export class App implements AppActions {
     this.render();
   }
 
+  /** The name the server answered ``set_name`` with is the session's and this browser's. */
+  private nameTaken(asked: string, result: Record<string, unknown>): void {
+    this.session.name = String(result.name ?? asked);
+    this.session.setNameId(result);
+    this.persist.name = this.session.name;
+  }
+
   async setName(name: string): Promise<void> {
     const clean = name.trim();
     if (!clean) return;
     try {
-      const result = await this.session.request("set_name", { name: clean });
-      this.session.name = String(result.name ?? clean);
-      this.session.setNameId(result);
-      this.persist.name = this.session.name;
+      this.nameTaken(clean, await this.session.request("set_name", { name: clean }));
       this.render();
     } catch (error) {
       this.fail(error);
@@ -926,6 +987,13 @@ export class App implements AppActions {
     this.overlayShown = key;
   }
 
+  /** A report dialog that has just opened takes the keyboard (its title). */
+  private focusReportDialog(): void {
+    const dialog = this.reporting.dialog;
+    if (dialog && dialog !== this.reportFocused) this.root.querySelector<HTMLElement>("#report-title")?.focus({ preventScroll: true });
+    this.reportFocused = dialog;
+  }
+
   render(): void {
     const before = this.cue ? capture(this.root) : null;
     const active = document.activeElement as HTMLElement | null;
@@ -949,7 +1017,7 @@ export class App implements AppActions {
         main.append(renderTable(this));
         break;
       case "join":
-        main.append(h("p", { class: "loading" }, t("conn.connecting")));
+        main.append(renderInvite(this, this.invite));
         break;
       case "replay":
         if (this.replay) main.append(renderReplay(this, this.replay));
@@ -967,6 +1035,8 @@ export class App implements AppActions {
     this.root.append(main);
     this.root.append(h("div", { class: "sr-only", role: "status", "aria-live": "polite", "data-testid": "announce" }, this.announcement));
     if (this.toast) this.root.append(h("div", { class: "toast", role: "alert" }, this.toast));
+    const reportDialog = renderReportDialog(this);
+    if (reportDialog) this.root.append(reportDialog);
     if (this.question) this.root.append(renderQuestion(this, this.question));
     for (const input of this.root.querySelectorAll<HTMLInputElement>("input[data-key]:not([readonly])")) {
       const value = typed.get(input.dataset.key ?? "");
@@ -974,6 +1044,7 @@ export class App implements AppActions {
     }
     this.restoreFocus(focusKey, hadFocus || active === document.body || active === null);
     this.focusOverlay();
+    this.focusReportDialog();
     if (this.cue) play(this.root, before, this.cue, this.view?.seat ?? null);
   }
 }

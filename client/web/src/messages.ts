@@ -66,6 +66,16 @@ export interface JoinRoomMsg {
 }
 
 /**
+ * What an invite code leads to, read before taking the seat: who invites, and to what
+ * (the greeting of an invite link). Takes nothing and names no room.
+ */
+export interface InviteInfoMsg {
+  t: "invite_info";
+  id: RequestId;
+  invite: string;
+}
+
+/**
  * Wait for an opponent: casual (anyone), or `rated` (account holders, paired by
  * rating; `docs/ratings.md`).
  */
@@ -344,6 +354,7 @@ export type ClientMessage =
   | SetNameMsg
   | CreateRoomMsg
   | JoinRoomMsg
+  | InviteInfoMsg
   | QuickMatchMsg
   | CancelQuickMatchMsg
   | WatchMsg
@@ -376,6 +387,6 @@ export type ServerMessage =
   | ByeMsg;
 
 /** The type tags a client sends. */
-export const CLIENT_TYPES = ["hello", "ping", "set_name", "create_room", "join_room", "quick_match", "cancel_quick_match", "watch", "resume", "act", "leave", "unfollow", "rematch", "lobby", "stats", "ai_subscribe", "claim_win", "close_result", "stand_in", "say", "review_hand", "review_take", "review_progress", "review_done"] as const;
+export const CLIENT_TYPES = ["hello", "ping", "set_name", "create_room", "join_room", "invite_info", "quick_match", "cancel_quick_match", "watch", "resume", "act", "leave", "unfollow", "rematch", "lobby", "stats", "ai_subscribe", "claim_win", "close_result", "stand_in", "say", "review_hand", "review_take", "review_progress", "review_done"] as const;
 /** The type tags the server sends. */
 export const SERVER_TYPES = ["ack", "error", "pong", "update", "snapshot", "room_assigned", "ai_seat", "said", "reconnect", "bye"] as const;

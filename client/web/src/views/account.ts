@@ -40,8 +40,6 @@ function signedIn(app: AppActions, handle: string): HTMLElement {
 function guest(app: AppActions): HTMLElement {
   const [handleLabel, handle] = field("claim-handle", t("account.handle"), { maxlength: "20", autocomplete: "username", spellcheck: "false", autocapitalize: "off" });
   const [passwordLabel, password] = field("claim-password", t("account.password"), { type: "password", maxlength: "128", autocomplete: "new-password" });
-  const [inLabel, inHandle] = field("signin-handle", t("account.handle"), { maxlength: "20", autocomplete: "username webauthn", spellcheck: "false", autocapitalize: "off" });
-  const [inPasswordLabel, inPassword] = field("signin-password", t("account.password"), { type: "password", maxlength: "128", autocomplete: "current-password" });
   return h(
     "div",
     { class: "account", "data-testid": "account" },
@@ -62,20 +60,27 @@ function guest(app: AppActions): HTMLElement {
         ),
       ),
     ),
+    renderSignIn(app),
+  );
+}
+
+/** The sign-in form (password or passkey): in the account panel, and on an invite's page. */
+export function renderSignIn(app: AppActions): HTMLElement {
+  const [inLabel, inHandle] = field("signin-handle", t("account.handle"), { maxlength: "20", autocomplete: "username webauthn", spellcheck: "false", autocapitalize: "off" });
+  const [inPasswordLabel, inPassword] = field("signin-password", t("account.password"), { type: "password", maxlength: "128", autocomplete: "current-password" });
+  return h(
+    "div",
+    { class: "account-form", "data-testid": "signin-form" },
+    h("h3", { "data-testid": "signin-open" }, t("account.signinTitle")),
     h(
-      "div",
-      { class: "account-form", "data-testid": "signin-form" },
-      h("h3", { "data-testid": "signin-open" }, t("account.signinTitle")),
+      "form",
+      { onsubmit: (event: Event) => { event.preventDefault(); void app.signIn(inHandle.value, inPassword.value); } },
+      inLabel, inHandle, inPasswordLabel, inPassword,
       h(
-        "form",
-        { onsubmit: (event: Event) => { event.preventDefault(); void app.signIn(inHandle.value, inPassword.value); } },
-        inLabel, inHandle, inPasswordLabel, inPassword,
-        h(
-          "div",
-          { class: "buttons" },
-          h("button", { type: "submit", class: "primary", "data-testid": "signin-password-go", disabled: app.accountBusy }, t("account.signin")),
-          h("button", { type: "button", "data-testid": "signin-passkey-go", disabled: app.accountBusy, onclick: () => void app.signIn(null, null) }, t("account.signinPasskey")),
-        ),
+        "div",
+        { class: "buttons" },
+        h("button", { type: "submit", class: "primary", "data-testid": "signin-password-go", disabled: app.accountBusy }, t("account.signin")),
+        h("button", { type: "button", "data-testid": "signin-passkey-go", disabled: app.accountBusy, onclick: () => void app.signIn(null, null) }, t("account.signinPasskey")),
       ),
     ),
   );

@@ -8,6 +8,7 @@ import type { Route } from "../routes";
 import type { ConnStatus, Session } from "../session";
 import type { SavedMatch, Stats } from "../storage";
 import type { QuickMessage, Talk } from "../talk";
+import type { ReportTarget, Reporting } from "../reporting";
 
 export type PickMode = "knock" | "gin" | null;
 
@@ -115,4 +116,11 @@ export interface AppActions {
   skipTutorial(room: string): void;
   /** Ask for the review of a finished hand (review_hand); resolves with where it stands. */
   reviewHand(hand: string): Promise<Record<string, unknown>>;
+  /** Reports and blocks (views/report.ts): the table's menu and the report dialog. */
+  readonly reporting: Pick<Reporting, "menuFor" | "dialog" | "toggleMenu" | "open" | "close" | "choose" | "pick">;
+  /** Send the report the dialog holds; block a player (after asking). */
+  sendReport(): Promise<void>;
+  blockPlayer(target: ReportTarget): Promise<void>;
+  /** Take the seat of the invite the page shows, under ``name`` when one is given. */
+  acceptInvite(name: string): Promise<void>;
 }

@@ -13,6 +13,7 @@ import { renderBlocks, type BlocksState } from "./blocks";
 import { bdi, ratingChangeText, say } from "./common";
 import { renderFriends, type FriendsState } from "./friends";
 import { renderRatingChart } from "./rating-chart";
+import { renderReportButton } from "./report";
 
 export interface ProfileState {
   handle: string;
@@ -151,6 +152,7 @@ export function renderProfile(app: AppActions, state: ProfileState | null): HTML
     ),
     renderFriends(app, profile, state.friends),
     renderBlocks(app, profile, state.blocks),
+    !profile.me && profile.handle && state.blocks ? h("p", { class: "report-row" }, renderReportButton(app, [{ name: profile.handle, who: { handle: profile.handle } }])) : null,
     h("button", { "data-key": "back-lobby", onclick: () => app.navigate({ name: "lobby" }) }, t("match.lobby")),
   );
 }

@@ -12,6 +12,8 @@ import { bdi, cardBack, cardGroup, cardView, say } from "./common";
 import { resultHand, resultHeadline } from "./result";
 import { frameSteps, ReviewModel } from "../review-model";
 import { markOf, renderReviewPanel, renderVerdict } from "./review";
+import { renderReportButton } from "./report";
+import type { ReportTarget } from "../reporting";
 
 const PLAY_EVERY_MS = 900;
 
@@ -261,9 +263,22 @@ export function renderReplay(app: AppActions, replay: ReplayController): HTMLEle
       "p",
       { class: "buttons" },
       h("button", { "data-key": "share", onclick: () => void app.copy(`${location.origin}/replay/${replay.id}`) }, t("replay.share")),
+      renderReportButton(app, replayTargets(app, record, players)),
       backLink(app),
     ),
   );
+}
+
+/** The people of a replayed match a report may name: its human seats, by room and seat (the
+ * server takes a report from a player of that room only), but for the reader's own seat when
+ * their name tells it. */
+function replayTargets(app: AppActions, record: HandRecord, players: string[]): ReportTarget[] {
+  const room = record.room;
+  if (!room) return [];
+  const people = [0, 1].filter((seat) => !record.seats?.[seat]?.ai && (record.players?.[seat] || record.seats?.[seat]));
+  const mine = people.filter((seat) => record.players?.[seat] === app.session.name);
+  const others = mine.length === 1 ? people.filter((seat) => seat !== mine[0]) : people;
+  return others.map((seat) => ({ name: players[seat], who: { room, seat } }));
 }
 
 /** Back where the replay was opened from: the table of the match the page follows (a replay

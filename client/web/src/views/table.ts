@@ -19,6 +19,7 @@ import { renderMatchOver, renderResult } from "./result";
 import { renderRoomRules, renderScoreSheet } from "./score-sheet";
 import { seatBadges } from "./seat-badges";
 import { renderTalkBubble, renderTalkControl } from "./talk";
+import { renderSeatMenu } from "./report";
 
 function statusLine(app: AppActions, view: RoomView, game: GameView): string {
   const seat = view.seat;
@@ -105,6 +106,7 @@ function renderOpponent(app: AppActions, view: RoomView, game: GameView | null, 
         : null,
       theirTurn ? h("span", { class: "thinking", "data-testid": "thinking" }, h("span", { class: "dots", "aria-hidden": "true" }, h("i"), h("i"), h("i"))) : null,
       renderTalkBubble(app, view, seat),
+      place === "top" ? renderSeatMenu(app, view, seat) : null,
     ),
     h(
       "div",
