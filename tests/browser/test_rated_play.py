@@ -166,24 +166,25 @@ def test_a_rated_private_room_from_the_lobby_asks_the_joiner_to_agree(
     code = link.rsplit("/", 1)[1]
     shot(host, f"rated-room-invite-{lang}")
 
-    # a guest who follows the invite is told why they may not sit
+    # a guest who follows the invite is greeted, told why they may not sit, and cannot
     guest.goto(f"{site}/join/{code}")
-    expect(guest.get_by_role("alert")).to_have_text(words["account"])
-    expect(guest).to_have_url(f"{site}/")
+    expect(guest.get_by_test_id("invite-kind")).to_have_attribute("data-rated", "true")
+    expect(guest.get_by_test_id("invite-rated-hint")).to_be_visible()
+    expect(guest.get_by_test_id("invite-accept")).to_be_disabled()
+    expect(guest.get_by_test_id("invite-signin")).to_be_visible()
 
-    # the account holder who follows it is asked first; "cancel" seats nobody
+    # the account holder who follows it reads the terms beside the button that agrees to
+    # them; "not now" seats nobody
     joiner = new_page(locale=LOCALES[lang])
     _open_as(joiner, site, bob, f"/join/{code}")
-    question = joiner.get_by_test_id("confirm")
-    expect(question).to_be_visible()
-    expect(question.locator("#question-text")).to_have_text(words["ask"])
-    expect(joiner.get_by_test_id("confirm-yes")).to_have_text(words["yes"])
+    expect(joiner.get_by_test_id("invite-rated-terms")).to_have_text(words["ask"])
+    expect(joiner.get_by_test_id("invite-accept")).to_have_text(words["yes"])
     shot(joiner, f"rated-join-ask-{lang}")
-    joiner.get_by_test_id("confirm-no").click()
+    joiner.get_by_test_id("invite-decline").click()
     expect(joiner).to_have_url(f"{site}/")
     expect(host.get_by_test_id("invite")).to_be_visible()  # still waiting: nobody sat
     joiner.goto(f"{site}/join/{code}")
-    joiner.get_by_test_id("confirm-yes").click()
+    joiner.get_by_test_id("invite-accept").click()
 
     # both at the table, each seat's rating beside its name (provisional: "1500?")
     for page in (host, joiner):
@@ -216,7 +217,7 @@ def test_the_rated_match_end_shows_the_rating_change(
         script_first_deal(redis_url, created["room"], LAYOFF_DEAL)
         page = new_page(locale=LOCALES[lang], width=390 if lang == "ar" else 1280, height=844)
         _open_as(page, page_server.http_url, player, f"/join/{created['invite']}")
-        page.get_by_test_id("confirm-yes").click()
+        page.get_by_test_id("invite-accept").click()
         expect(page.get_by_test_id("table")).to_be_visible()
         for seat in (0, 1):
             expect(page.get_by_test_id(f"rating-{seat}")).to_have_text(re.compile(r"1500\?"))

@@ -651,7 +651,8 @@ export class App implements AppActions {
       const chosen = name.trim();
       // a refused name (bad_name) keeps the visitor on the greeting, to choose another
       if (chosen && chosen !== this.session.name) this.nameTaken(chosen, await this.session.request("set_name", { name: chosen }));
-      const result = await this.joinAgreeing(state.code);
+      // the greeting said the terms of a rated match beside the button: its click agrees
+      const result = await this.joinAgreeing(state.code, state.greeting?.rated === true);
       if (result === null) {
         // a rated room's terms declined: nobody seated, the greeting stays
         state.busy = false;
@@ -688,10 +689,11 @@ export class App implements AppActions {
   }
 
   /** Join by invite; a rated room is joined only once the player agrees to play it rated
-   * (the server answers `rated_not_agreed` first, nobody seated). Null: they said no. */
-  private async joinAgreeing(code: string): Promise<Record<string, unknown> | null> {
+   * (`agreed`, else the server answers `rated_not_agreed` and nobody is seated: then they
+   * are asked). Null: they said no. */
+  private async joinAgreeing(code: string, agreed: boolean): Promise<Record<string, unknown> | null> {
     try {
-      return await this.session.request("join_room", { invite: code });
+      return await this.session.request("join_room", agreed ? { invite: code, rated: true } : { invite: code });
     } catch (error) {
       if (!(error instanceof RequestError) || error.code !== "rated_not_agreed") throw error;
       const target = Number(error.detail.target ?? 100);

@@ -77,6 +77,8 @@ export function renderInvite(app: AppActions, state: InviteState | null): HTMLEl
       h("li", { "data-testid": "invite-clock" }, clockLine(greeting)),
     ),
     greeting.rated && app.handle === null ? h("p", { class: "hint", "data-testid": "invite-rated-hint" }, t("invite.ratedHint")) : null,
+    // what a rated match asks of the joiner: taking the seat below is agreeing to it
+    greeting.rated && app.handle !== null ? h("p", { class: "rated-terms", "data-testid": "invite-rated-terms" }, t("join.ratedAsk", { target: greeting.target })) : null,
     h(
       "form",
       { class: "name-form invite-form", onsubmit: (event: Event) => { event.preventDefault(); accept(); } },
@@ -86,7 +88,7 @@ export function renderInvite(app: AppActions, state: InviteState | null): HTMLEl
       h(
         "div",
         { class: "buttons" },
-        h("button", { type: "submit", class: "primary", "data-key": "invite-accept", "data-testid": "invite-accept", disabled: state.busy || app.status !== "online" }, t("invite.accept")),
+        h("button", { type: "submit", class: "primary", "data-key": "invite-accept", "data-testid": "invite-accept", disabled: state.busy || app.status !== "online" || (greeting.rated && app.handle === null) }, t(greeting.rated ? "join.ratedYes" : "invite.accept")),
         h("button", { type: "button", "data-key": "invite-decline", "data-testid": "invite-decline", onclick: () => app.navigate({ name: "lobby" }, true) }, t("invite.decline")),
       ),
     ),
