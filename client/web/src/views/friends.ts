@@ -42,10 +42,11 @@ async function read(state: FriendsState, report = true): Promise<boolean> {
   return JSON.stringify(state.list) !== before;
 }
 
-/** This browser's friends list for a profile page (null: no token), read again every
- * `FRIENDS_POLL_MS` until `stopFriends`. */
+/** This browser's friends list for a profile page (null: no token, or a guest: friends are
+ * for account holders, and asking would only be refused), read again every `FRIENDS_POLL_MS`
+ * until `stopFriends`. */
 export async function loadFriends(app: AppActions, token: string | null): Promise<FriendsState | null> {
-  if (!token) return null;
+  if (!token || app.handle === null) return null;
   const state: FriendsState = { token, list: null, busy: false, error: null, typed: "", stopped: false };
   await read(state);
   if (state.error === "account_required" || state.error === "bad_token") return state;
