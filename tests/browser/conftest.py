@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from tests.browser.helpers import CHROMIUM, CHROMIUM_ARGS, ConsoleWatch
+from tests.support.fixtures import ServerFactory
 from tests.support.server_process import WORKER_KEY, ServerProcess
 
 if TYPE_CHECKING:
@@ -54,8 +55,13 @@ def browser() -> Iterator[Browser]:
 
 
 @pytest.fixture
-def console() -> Iterator[ConsoleWatch]:
-    """Console errors of every page of the test; any one fails the test."""
+def console(server_factory: ServerFactory) -> Iterator[ConsoleWatch]:
+    """Console errors of every page of the test; any one fails the test.
+
+    It asks for ``server_factory`` so that the test's servers are set up before its pages
+    and stopped after them (fixtures end in the reverse order): a page whose server stopped
+    first logs the refused connections of its last requests (a replay asking for its
+    review's progress, seen in CI)."""
     watch = ConsoleWatch()
     yield watch
     assert watch.errors == [], "console errors:\n" + "\n".join(watch.errors)
