@@ -218,10 +218,11 @@ class Chaos:
                     candidates.append((len(seats), worker, *found))
             await asyncio.sleep(0.05)
         assert candidates, "no AI worker that plays a seat is connected to a server"
-        # the one that plays the most seats: a worker whose only match ends while it is taken
-        # down (seen in CI: one seat, over before the read below) leaves no orphan to check
-        most = max(count for count, *_ in candidates)
-        _, dead, victim, player = self.rng.choice([c for c in candidates if c[0] == most])
+        # one that plays more than one seat where there is one: a worker's single seat can be
+        # in flight to another worker as it is taken down (seen in CI: none left at the read
+        # below), which leaves no orphan to check
+        several = [candidate for candidate in candidates if candidate[0] > 1]
+        _, dead, victim, player = self.rng.choice(several or candidates)
         assert dead.pid is not None
         people = self._people_on(matches)
         os.killpg(dead.pid, signal.SIGSTOP)  # frozen: it can neither leave nor come back
