@@ -16,7 +16,7 @@ from server.due import DueRooms
 from server.hub import Hub
 from server.live import WATCHERS_EVERY, WATCHERS_TTL_MS
 from server.matchmaking import RatedMatcher
-from server.presence import PRESENCE_EVERY, PresenceKeeper
+from server.presence import PresenceKeeper
 from server.requests import RequestFailed
 from server.room import Room, expire_turn, open_away_choice, records_due, start_stand_in
 from server.settings import Settings
@@ -79,7 +79,7 @@ class Upkeep:
                     next_watchers = loop.time() + WATCHERS_EVERY
                     await self.share_watchers()
                 if self._presence is not None and loop.time() >= next_presence:
-                    next_presence = loop.time() + PRESENCE_EVERY
+                    next_presence = loop.time() + self._presence.renew_every
                     await self._presence.renew()
                 if loop.time() >= next_owed:
                     next_owed = loop.time() + OWED_SWEEP_EVERY

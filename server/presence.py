@@ -3,8 +3,9 @@ playing (seated in a room in play) or offline since when, as their friends see i
 
 Each process writes what its own connections say (``Store.put_presence``) the moment one of
 them changes it: a ``hello``, following or leaving a room as a seat, the connection closing;
-and renews it every ``PRESENCE_EVERY`` s, valid for ``PRESENCE_TTL_MS``, so that the players
-of a process that died go offline within that. The friends list reads it across every
+and renews it every third of ``Settings.presence_seconds`` (``GIN_PRESENCE_SECONDS``, 30 s),
+valid for all of it, so that the players of a process that died go offline within that: one
+late renewal never shows anyone offline. The friends list reads it across every
 process (``presence_entry``); nobody else is ever shown it (``server.friends``)."""
 
 from __future__ import annotations
@@ -19,12 +20,7 @@ from server.store import Store
 
 log = logging.getLogger(__name__)
 
-__all__ = ["PRESENCE_EVERY", "PRESENCE_TTL_MS", "PresenceKeeper", "presence_entry", "standing"]
-
-#: A process renews its players' presence this often (s) ...
-PRESENCE_EVERY = 10.0
-#: ... valid this long (ms): three renewals, so one late renewal never shows anyone offline.
-PRESENCE_TTL_MS = 30_000
+__all__ = ["PresenceKeeper", "presence_entry", "standing"]
 
 Standing = tuple[str | None, tuple[str, ...]]
 
@@ -39,10 +35,19 @@ def standing(conn: Connection) -> Standing:
 class PresenceKeeper:
     """This process's connections' presence, written for every process to read."""
 
-    def __init__(self, store: Store, process_id: str, connections: Iterable[Connection]) -> None:
+    def __init__(
+        self,
+        store: Store,
+        process_id: str,
+        connections: Iterable[Connection],
+        valid_seconds: float = 30.0,
+    ) -> None:
         self._store = store
         self._process_id = process_id
         self._connections = connections
+        self._ttl_ms = max(1, round(valid_seconds * 1000))
+        #: How often ``renew`` runs (``Upkeep.run``): three renewals per validity.
+        self.renew_every = valid_seconds / 3
 
     def _here(self, only: str | None = None) -> dict[str, str | None]:
         """The people connected here (or only ``only``), each with a room they sit in."""
@@ -60,7 +65,7 @@ class PresenceKeeper:
         here = self._here(player_id)
         try:
             if here:
-                await self._store.put_presence(self._process_id, here, PRESENCE_TTL_MS)
+                await self._store.put_presence(self._process_id, here, self._ttl_ms)
             else:
                 await self._store.drop_presence(self._process_id, player_id)
         except Exception:  # presence is renewed soon; the request it follows stands
@@ -70,7 +75,7 @@ class PresenceKeeper:
         """Every player connected here: still here (``Upkeep.run``)."""
         here = self._here()
         if here:
-            await self._store.put_presence(self._process_id, here, PRESENCE_TTL_MS)
+            await self._store.put_presence(self._process_id, here, self._ttl_ms)
 
 
 async def presence_entry(store: Store, player_id: str, seen_ms: int | None) -> dict[str, Any]:

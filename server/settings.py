@@ -110,6 +110,9 @@ class Settings:
     ai_worker_key: str | None = None
     #: An AI-played seat whose worker is gone without a word is asked for again after this.
     ai_lease_seconds: float = 10.0
+    #: A player's presence lapses this long after their process last renewed it (it renews
+    #: every third of it): a process that died shows its players offline within this.
+    presence_seconds: float = 30.0
     turn_clock_interval: float = 1.0
 
     # -- Redis Cluster and replicas ----------------------------------------------------------
@@ -198,6 +201,7 @@ class Settings:
             log_format=log_format,
             ai_worker_key=env.get("GIN_AI_WORKER_KEY") or None,
             ai_lease_seconds=_float(env, "GIN_AI_LEASE_SECONDS", cls.ai_lease_seconds, 0.5),
+            presence_seconds=_float(env, "GIN_PRESENCE_SECONDS", cls.presence_seconds, 1.0),
             redis_cluster=_flag(env, "GIN_REDIS_CLUSTER"),
             redis_wait_replicas=_int(env, "GIN_REDIS_WAIT_REPLICAS", cls.redis_wait_replicas),
             redis_wait_timeout_ms=_int(

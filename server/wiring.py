@@ -108,7 +108,7 @@ class ServerParts:
             Reviews(store, settings),
         )
         connections: set[Connection] = set()
-        presence = PresenceKeeper(store, hub.process_id, connections)
+        presence = PresenceKeeper(store, hub.process_id, connections, settings.presence_seconds)
         service = Service(handlers, hub=hub, rooms=rooms, workers=workers, presence=presence)
         upkeep = Upkeep(store, hub, commits, settings, ai_seats, matcher, presence)
         accounts = Accounts(store, settings, lambda player: cut_off(connections, player))
