@@ -92,17 +92,33 @@ async def _waits(session: Session, rated: bool) -> str:
     return str(answer.result["room"])
 
 
+def _has_opponent(session: Session, room: str) -> bool:
+    """The player waiting in ``room`` got an opponent: their room fills, or points to the
+    rated host's room."""
+    view = session.view(room)
+    return view is not None and (
+        view["next_room"] is not None or all(seat["name"] for seat in view["seats"])
+    )
+
+
 async def _paired_in(session: Session, room: str, timeout: float = 6.0) -> bool:
-    """Whether the player waiting in ``room`` got an opponent (their room fills, or points to
-    the rated host's room) within ``timeout`` seconds."""
+    """Whether the player waiting in ``room`` got an opponent within ``timeout`` seconds."""
     for _ in range(int(timeout * 10)):
-        view = session.view(room)
-        if view is not None and (
-            view["next_room"] is not None or all(seat["name"] for seat in view["seats"])
-        ):
+        if _has_opponent(session, room):
             return True
         await asyncio.sleep(0.1)
     return False
+
+
+async def _which_paired(waiting: list[tuple[Session, str]], timeout: float = 6.0) -> list[bool]:
+    """Which of the ``waiting`` players got an opponent, read once one of them has (within
+    ``timeout`` seconds) and again half a second later."""
+    for _ in range(int(timeout * 10)):
+        if any(_has_opponent(session, room) for session, room in waiting):
+            break
+        await asyncio.sleep(0.1)
+    await asyncio.sleep(0.5)
+    return [_has_opponent(session, room) for session, room in waiting]
 
 
 @pytest.mark.parametrize("rated", [False, True], ids=["casual", "rated"])
@@ -124,7 +140,7 @@ async def test_quick_match_never_pairs_a_blocked_pair(
         # a third player is paired with one of them: the queue still works
         cy_answer = await cy.request("quick_match", rated=rated)
         cy_room = str(cy_answer.result["room"])
-        paired = [await _paired_in(s, r, 6) for s, r in ((early, early_room), (late, late_room))]
+        paired = await _which_paired([(early, early_room), (late, late_room)])
         assert paired.count(True) == 1, paired
         if not rated:
             assert cy_answer.result["queued"] is False and cy_room == early_room
