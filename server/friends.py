@@ -1,4 +1,5 @@
-"""Friends: an account holder asks another by handle; the other accepts or declines; either
+"""Friends: an account holder asks another by handle, or from the table (the other seat of a
+room the asker sits in); the other accepts or declines; either
 removes the other (``/api/friends``, docs/protocol.md "Friends"). The list shows each friend's
 presence (``server.presence``).
 
@@ -23,7 +24,7 @@ from server.blocking import either_blocks
 from server.presence import presence_entry
 from server.store import Store
 from server.store.friends import FriendCard, FriendChange, FriendLimits
-from server.targets import player_by_handle
+from server.targets import named_player, player_by_handle
 
 #: The most friends of one player.
 MAX_FRIENDS = 200
@@ -71,15 +72,30 @@ class Friends:
             raise AccountError(ErrorCode.INVALID_ARGUMENT, "a player cannot befriend themselves")
         return other
 
+    async def _asked(self, me: str, data: dict[str, Any]) -> str:
+        """The player a request names, by handle or from the table; an account holder."""
+        other = await named_player(self._store, me, data)
+        if other == me:
+            raise AccountError(ErrorCode.INVALID_ARGUMENT, "a player cannot befriend themselves")
+        player = await self._store.get_player(other)
+        if player is None or player.handle is None:
+            raise AccountError(
+                ErrorCode.NOT_AN_ACCOUNT,
+                "this player has no account: friends are for account holders",
+                403,
+            )
+        return other
+
     async def _change(self, change: FriendChange, me: str, other: str) -> str:
         return await self._store.change_friendship(
             change, me, other, int(time.time() * 1000), LIMITS
         )
 
     async def ask(self, token: str | None, data: dict[str, Any]) -> dict[str, Any]:
-        """Ask the holder of ``handle``; if they had asked first, the two are friends now."""
+        """Ask the holder of ``handle``, or the person in ``seat`` of ``room``; if they had
+        asked first, the two are friends now."""
         me = await self._member(token)
-        other = await self._other(me, data)
+        other = await self._asked(me, data)
         if not await self._store.count_friend_request(me, FRIEND_REQUESTS, FRIEND_WINDOW_SECONDS):
             raise AccountError(
                 ErrorCode.TOO_MANY_FRIEND_REQUESTS,

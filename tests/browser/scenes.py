@@ -46,9 +46,11 @@ def bots_in_a_room(
     deal_next: bool = False,
     delay: float = 0.05,
     public: bool = False,
+    host_token: str | None = None,
 ) -> Iterator[PrivateRoom]:
     """Ada opens a private room (``rules``; listed and watchable by all when ``public``);
-    Grace joins it when ``guest``. Both play it."""
+    Grace joins it when ``guest``. Both play it. With ``host_token`` the host is that
+    account's player (under its own name), not a new guest."""
     scene = PrivateRoom()
 
     async def create(bot: Bot) -> None:
@@ -65,6 +67,7 @@ def bots_in_a_room(
 
     try:
         host = Bot(server.ws_url, name="Ada", seed=3, delay=delay, deal_next=deal_next)
+        host.token = host_token
         scene.bots.append(BotThread(host, create).start())
         if guest:
             other = Bot(server.ws_url, name="Grace", seed=4, delay=delay, deal_next=deal_next)

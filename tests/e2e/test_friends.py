@@ -235,3 +235,40 @@ async def test_a_deleted_account_leaves_no_friend_nor_request_behind(
     finally:
         await store.close()
         await close_all(ada, bob, cy)
+
+
+async def test_a_request_from_the_table_names_the_other_seat_each_refusal_with_its_code(
+    server_factory: ServerFactory,
+) -> None:
+    one = server_factory(env=FAST_CLIENT_ENV)
+    ada, ada_token = await member(one, "Ada_Table")
+    bob, bob_token = await member(one, "Bob_Table")
+    guest = await Session.connect(one.ws_url, name="Gus")
+    outsider, outsider_token = await member(one, "Oz_Outside")
+    try:
+        created = await ada.request("create_room", mode="private", rules={"target": 10})
+        room = created.result["room"]
+        await bob.request("join_room", invite=created.result["invite"])
+        with_guest = await ada.request("create_room", mode="private", rules={"target": 10})
+        await guest.request("join_room", invite=with_guest.result["invite"])
+        ai_room = await ada.request("create_room", mode="ai", level="easy")
+
+        status, reply = await friends_post(one, ada_token, "", room=room, seat=1)
+        assert (status, reply) == (200, {"status": "asked"})
+        assert handles((await friends_list(one, bob_token))["received"]) == ["Ada_Table"]
+        status, reply = await friends_post(one, bob_token, "", room=room, seat=0)
+        assert (status, reply) == (200, {"status": "friends"})  # the two requests cross
+
+        refusals = [
+            (ada_token, {"room": with_guest.result["room"], "seat": 1}, 403, "not_an_account"),
+            (ada_token, {"room": ai_room.result["room"], "seat": 1}, 400, "invalid_argument"),
+            (ada_token, {"room": room, "seat": 0}, 403, "not_a_player"),  # her own seat
+            (ada_token, {"room": room, "seat": 2}, 400, "invalid_argument"),
+            (outsider_token, {"room": room, "seat": 0}, 403, "not_a_player"),
+            (ada_token, {"room": "rNoSuchRoom01", "seat": 1}, 404, "not_found"),
+        ]
+        for token, body, want_status, code in refusals:
+            status, reply = await friends_post(one, token, "", **body)
+            assert (status, reply["error"]) == (want_status, code), (body, reply)
+    finally:
+        await close_all(ada, bob, guest, outsider)

@@ -194,6 +194,8 @@ export interface FriendsList {
 
 export const fetchFriends = (token: string) => call("/api/friends", null, token) as Promise<unknown> as Promise<FriendsList>;
 export const askFriend = (token: string, handle: string) => call("/api/friends", { handle }, token);
+/** Asks the player in a seat of the room the asker sits in (the table's "⋯" menu). */
+export const askFriendAt = (token: string, who: PlayerRef) => call("/api/friends", who, token);
 export const acceptFriend = (token: string, handle: string) => call("/api/friends/accept", { handle }, token);
 export const declineFriend = (token: string, handle: string) => call("/api/friends/decline", { handle }, token);
 /** Ends a friendship, or takes back one's own request. */

@@ -2,7 +2,7 @@
 // Views are functions of what the app lets them read and ask for (views/actions.ts); every
 // change re-renders the page (keeping focus).
 
-import { AccountError, blockPlayer, claimWithPasskey, claimWithPassword, deleteAccount, fetchLeaderboard, fetchProfile, signInWithPasskey, signInWithPassword, signOut, signOutEverywhere, type SignedIn } from "./account";
+import { AccountError, askFriendAt, blockPlayer, claimWithPasskey, claimWithPassword, deleteAccount, fetchLeaderboard, fetchProfile, signInWithPasskey, signInWithPassword, signOut, signOutEverywhere, type SignedIn } from "./account";
 import { cardName } from "./cards";
 import { DICTIONARIES, detectLang, direction, getLang, setLang, t, tSeat, type Lang, type MessageKey } from "./i18n";
 import type { Action, GameEvent, HandOver, LiveRoom, LobbyHand, RoomView } from "./protocol";
@@ -42,6 +42,15 @@ import { phraseText } from "./views/talk";
 const LIVE_REFRESH_MS = 4000;
 /** How long a Copy button says "Link copied". */
 const COPIED_SHOWN_MS = 2500;
+/** What a refused friend request from the table says (the others: friends.failed). */
+const FRIEND_AT_TABLE_ERRORS: Record<string, MessageKey> = {
+  not_an_account: "friends.guest",
+  friend_request_refused: "friends.refused",
+  too_many_friend_requests: "friends.limited",
+  too_many_open_friend_requests: "friends.limited",
+  too_many_friends: "friends.full",
+  account_required: "friends.account",
+};
 
 /** A saved match's opponent in the page's language. */
 function matchOpponent(match: SavedMatch): string {
@@ -685,6 +694,17 @@ export class App implements AppActions {
       const code = error instanceof AccountError ? error.code : "failed";
       const limited = code === "too_many_block_requests" || code === "too_many_blocks";
       this.showToast(t(limited ? "blocks.limited" : "blocks.failed"));
+    }
+  }
+
+  async befriendPlayer(target: ReportTarget): Promise<void> {
+    this.reporting.closeMenu();
+    try {
+      const reply = await askFriendAt(this.persist.token ?? "", target.who);
+      this.showToast(t(reply.status === "friends" ? "friends.isFriend" : "friends.asked"));
+    } catch (error) {
+      const code = error instanceof AccountError ? error.code : "failed";
+      this.showToast(t(FRIEND_AT_TABLE_ERRORS[code] ?? "friends.failed", { name: target.name }));
     }
   }
 

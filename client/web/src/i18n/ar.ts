@@ -117,6 +117,7 @@ export const ar: Dictionary = {
   "friends.unknown": "لا يوجد حساب باسم المستخدم هذا.",
   "friends.self": "هذا اسم المستخدم الخاص بك.",
   "friends.account": "احتفظ بلاعبك حسابًا ليكون لك أصدقاء.",
+  "friends.guest": "{name} يلعب ضيفًا: الصداقة لأصحاب الحسابات فقط.",
 
   "table.you": "أنت",
   "table.opponent": "الخصم",

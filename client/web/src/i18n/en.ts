@@ -116,6 +116,7 @@ export const en = {
   "friends.unknown": "No account has this handle.",
   "friends.self": "That is your own handle.",
   "friends.account": "Keep your player as an account to have friends.",
+  "friends.guest": "{name} plays as a guest: friends are for account holders.",
 
   "table.you": "You",
   "table.opponent": "Opponent",

@@ -116,6 +116,7 @@ export const ru: Dictionary = {
   "friends.unknown": "Аккаунта с таким ником нет.",
   "friends.self": "Это ваш собственный ник.",
   "friends.account": "Сохраните игрока как аккаунт, чтобы заводить друзей.",
+  "friends.guest": "{name} играет как гость: друзья есть только у владельцев аккаунтов.",
 
   "table.you": "Вы",
   "table.opponent": "Соперник",

@@ -117,6 +117,7 @@ export const tr: Dictionary = {
   "friends.unknown": "Bu kullanıcı adıyla bir hesap yok.",
   "friends.self": "Bu senin kendi kullanıcı adın.",
   "friends.account": "Arkadaş edinmek için oyuncunu hesap olarak sakla.",
+  "friends.guest": "{name} misafir olarak oynuyor: arkadaşlık yalnızca hesap sahipleri için.",
 
   "table.you": "Sen",
   "table.opponent": "Rakip",

@@ -121,6 +121,8 @@ export interface AppActions {
   /** Send the report the dialog holds; block a player (after asking). */
   sendReport(): Promise<void>;
   blockPlayer(target: ReportTarget): Promise<void>;
+  /** Ask the opponent at the table to be friends (an account holder asking). */
+  befriendPlayer(target: ReportTarget): Promise<void>;
   /** Take the seat of the invite the page shows, under ``name`` when one is given. */
   acceptInvite(name: string): Promise<void>;
 }

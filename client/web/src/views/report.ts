@@ -1,5 +1,6 @@
 // Reporting and blocking from the page: a small menu beside the opponent's name at the table
-// (report, block; a person's seat only, to a player of the room), a button on a replay and on
+// (report, block, and for an account holder a friend request; a person's seat only, to a
+// player of the room), a button on a replay and on
 // a profile, and the report dialog they open (whom, a reason from the server's short list).
 
 import { REPORT_REASONS } from "../account";
@@ -17,7 +18,8 @@ export function tableTarget(app: AppActions, view: RoomView, seat: number): Repo
   return { name: app.seatName(view, seat), who: { room: view.room, seat } };
 }
 
-/** The "⋯" beside the opponent's name: Report… and Block…, folded away until asked for. */
+/** The "⋯" beside the opponent's name: Report…, Block… and (to an account holder) Add as a
+ * friend, folded away until asked for. */
 export function renderSeatMenu(app: AppActions, view: RoomView, seat: number): HTMLElement | null {
   const target = tableTarget(app, view, seat);
   if (!target) return null;
@@ -47,6 +49,9 @@ export function renderSeatMenu(app: AppActions, view: RoomView, seat: number): H
           { class: "seat-menu-items", id: "seat-menu-items", role: "group", "aria-label": t("report.menu", { name: target.name }) },
           h("button", { type: "button", "data-key": "report-open", "data-testid": "report-open", onclick: () => app.reporting.open([target]) }, t("report.open")),
           h("button", { type: "button", "data-key": "block-open", "data-testid": "block-open", onclick: () => void app.blockPlayer(target) }, t("report.block")),
+          app.handle !== null
+            ? h("button", { type: "button", "data-key": "friend-at-table", "data-testid": "friend-at-table", onclick: () => void app.befriendPlayer(target) }, t("friends.add"))
+            : null,
         )
       : null,
   );
