@@ -49,7 +49,7 @@ WORDS: dict[str, dict[str, str]] = {
         "yes": "Sit down to a rated match",
         "account": "Rated matches are for account holders: keep your player as an account first.",
         "change": r"^Your rating: 1500 → (\d+), \+(\d+)$",
-        "cooldown": "You left rated matches too often: rated play opens again in 10 min."
+        "cooldown": "You left rated matches too often: rated play opens again in 10 minutes."
         " Casual play is open.",
         "quick": "Rated match",
     },
@@ -62,7 +62,7 @@ WORDS: dict[str, dict[str, str]] = {
         "yes": "اجلس لمباراة مصنّفة",
         "account": "المباريات المصنّفة لأصحاب الحسابات: احفظ لاعبك كحساب أولًا.",
         "change": r"^تصنيفك: 1500 → (\d+), \+(\d+)$",
-        "cooldown": "غادرت مباريات مصنّفة كثيرًا: يعود اللعب المصنّف بعد 10 دقيقة. اللعب الودي متاح.",
+        "cooldown": "غادرت مباريات مصنّفة كثيرًا: يعود اللعب المصنّف بعد 10 دقائق. اللعب الودي متاح.",
         "quick": "",  # not checked: the English label is checked; Arabic's is its translation
     },
 }

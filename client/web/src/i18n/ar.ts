@@ -389,8 +389,8 @@ export const ar: Dictionary = {
   "match.rating": "تصنيفك:",
   "match.ratingPending": "يجري تحديث تصنيفك…",
   "error.account_required": "المباريات المصنّفة لأصحاب الحسابات: احفظ لاعبك كحساب أولًا.",
-  "error.rated_cooldown": "غادرت مباريات مصنّفة كثيرًا: يعود اللعب المصنّف بعد {minutes} دقيقة. اللعب الودي متاح.",
-  "error.rated_cooldown_hours": "غادرت مباريات مصنّفة كثيرًا: يعود اللعب المصنّف بعد {hours} ساعة. اللعب الودي متاح.",
+  "error.rated_cooldown": "غادرت مباريات مصنّفة كثيرًا: يعود اللعب المصنّف بعد {duration}. اللعب الودي متاح.",
+  "error.rated_cooldown_hours": "غادرت مباريات مصنّفة كثيرًا: يعود اللعب المصنّف بعد {duration}. اللعب الودي متاح.",
   "error.rated_not_agreed": "هذه المباراة مصنّفة: وافق على لعبها مصنّفةً لتجلس.",
   // page-feel: the settings panel, sound, the tab title and the your-turn notification
   "settings.title": "الإعدادات",

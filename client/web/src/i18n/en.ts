@@ -388,8 +388,8 @@ export const en = {
   "match.rating": "Your rating:",
   "match.ratingPending": "Your rating is being updated…",
   "error.account_required": "Rated matches are for account holders: keep your player as an account first.",
-  "error.rated_cooldown": "You left rated matches too often: rated play opens again in {minutes} min. Casual play is open.",
-  "error.rated_cooldown_hours": "You left rated matches too often: rated play opens again in {hours} h. Casual play is open.",
+  "error.rated_cooldown": "You left rated matches too often: rated play opens again in {duration}. Casual play is open.",
+  "error.rated_cooldown_hours": "You left rated matches too often: rated play opens again in {duration}. Casual play is open.",
   "error.rated_not_agreed": "This match is rated: agree to play it rated to sit down.",
   // page-feel: the settings panel, sound, the tab title and the your-turn notification
   "settings.title": "Settings",

@@ -389,8 +389,8 @@ export const ka: Dictionary = {
   "match.rating": "თქვენი რეიტინგი:",
   "match.ratingPending": "თქვენი რეიტინგი ახლდება…",
   "error.account_required": "სარეიტინგო პარტიები ანგარიშის მფლობელებისთვისაა: ჯერ შეინახეთ თქვენი მოთამაშე ანგარიშად.",
-  "error.rated_cooldown": "ხშირად ტოვებდით სარეიტინგო პარტიებს: სარეიტინგო თამაში გაიხსნება {minutes} წუთში. ჩვეულებრივი თამაში ღიაა.",
-  "error.rated_cooldown_hours": "ხშირად ტოვებდით სარეიტინგო პარტიებს: სარეიტინგო თამაში გაიხსნება {hours} საათში. ჩვეულებრივი თამაში ღიაა.",
+  "error.rated_cooldown": "ხშირად ტოვებდით სარეიტინგო პარტიებს: სარეიტინგო თამაში გაიხსნება {duration}ს შემდეგ. ჩვეულებრივი თამაში ღიაა.",
+  "error.rated_cooldown_hours": "ხშირად ტოვებდით სარეიტინგო პარტიებს: სარეიტინგო თამაში გაიხსნება {duration}ს შემდეგ. ჩვეულებრივი თამაში ღიაა.",
   "error.rated_not_agreed": "ეს პარტია სარეიტინგოა: დასაჯდომად დაეთანხმეთ სარეიტინგო თამაშს.",
   // page-feel: the settings panel, sound, the tab title and the your-turn notification
   "settings.title": "პარამეტრები",

@@ -388,8 +388,8 @@ export const ru: Dictionary = {
   "match.rating": "Ваш рейтинг:",
   "match.ratingPending": "Ваш рейтинг обновляется…",
   "error.account_required": "Рейтинговые партии — для владельцев аккаунтов: сначала сохраните игрока как аккаунт.",
-  "error.rated_cooldown": "Вы слишком часто покидали рейтинговые партии: рейтинговая игра откроется через {minutes} мин. Обычная игра доступна.",
-  "error.rated_cooldown_hours": "Вы слишком часто покидали рейтинговые партии: рейтинговая игра откроется через {hours} ч. Обычная игра доступна.",
+  "error.rated_cooldown": "Вы слишком часто покидали рейтинговые партии: рейтинговая игра откроется через {duration}. Обычная игра доступна.",
+  "error.rated_cooldown_hours": "Вы слишком часто покидали рейтинговые партии: рейтинговая игра откроется через {duration}. Обычная игра доступна.",
   "error.rated_not_agreed": "Эта партия рейтинговая: чтобы сесть, согласитесь играть её на рейтинг.",
   // page-feel: the settings panel, sound, the tab title and the your-turn notification
   "settings.title": "Настройки",

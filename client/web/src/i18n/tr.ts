@@ -389,8 +389,8 @@ export const tr: Dictionary = {
   "match.rating": "Puanınız:",
   "match.ratingPending": "Puanınız güncelleniyor…",
   "error.account_required": "Puanlı maçlar hesap sahipleri içindir: önce oyuncunuzu hesap olarak saklayın.",
-  "error.rated_cooldown": "Puanlı maçlardan çok sık ayrıldınız: puanlı oyun {minutes} dk sonra yeniden açılır. Puansız oyun açık.",
-  "error.rated_cooldown_hours": "Puanlı maçlardan çok sık ayrıldınız: puanlı oyun {hours} sa sonra yeniden açılır. Puansız oyun açık.",
+  "error.rated_cooldown": "Puanlı maçlardan çok sık ayrıldınız: puanlı oyun {duration} sonra yeniden açılır. Puansız oyun açık.",
+  "error.rated_cooldown_hours": "Puanlı maçlardan çok sık ayrıldınız: puanlı oyun {duration} sonra yeniden açılır. Puansız oyun açık.",
   "error.rated_not_agreed": "Bu maç puanlı: oturmak için puanlı oynamayı kabul edin.",
   // page-feel: the settings panel, sound, the tab title and the your-turn notification
   "settings.title": "Ayarlar",
