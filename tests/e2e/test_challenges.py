@@ -221,7 +221,7 @@ async def test_who_may_challenge_nobody_friends_only_everyone(
             assert (status, reply["error"]) == (403, "challenge_refused")
         assert len((await inbox(one, bob_token))["received"]) == 2  # those sent before
 
-        refusals = [
+        refusals: list[tuple[str, str, dict[str, object], int, str]] = [
             (bob_token, "/setting", {"who": "strangers"}, 400, "invalid_argument"),
             (ada_token, "", {"handle": "Ada_Who"}, 400, "invalid_argument"),
             (ada_token, "", {"handle": "Nobody_Here"}, 404, "unknown_handle"),

@@ -51,7 +51,7 @@ async def until_sent(
             (e for e in (await inbox(server, token))["sent"] if e["id"] == challenge_id), None
         )
         if entry is not None and wanted(entry):
-            return entry
+            return dict(entry)
         assert loop.time() - start < timeout, entry
         await asyncio.sleep(0.05)
 
