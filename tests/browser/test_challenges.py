@@ -1,0 +1,165 @@
+"""Challenges in real headless Chromium, in English and Arabic: a friend challenges a player who
+sits at the table of another match (against the AI); the challenge shows there at once, over
+the table and in the tab's title, and accepting it takes both pages to the table of the new
+room (rated, with the clock asked for). A blocked player's challenge, sent from the blocker's
+profile, is refused and the page says so. Screenshots: ``build/screenshots/challenge-sent-en.png``,
+``challenge-at-table-en.png``, ``challenge-accepted-en.png``, ``challenge-accepted-sender-en.png``,
+``challenge-refused-en.png`` and the same with ``-ar``."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from concurrent.futures import ThreadPoolExecutor
+
+from playwright.sync_api import Page, expect
+
+from client.session import Session
+from tests.browser.conftest import NewPage
+from tests.browser.helpers import ConsoleWatch, shot
+from tests.browser.scenes import online
+from tests.support.accounts import PASSWORD, acall, claim
+from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
+from tests.support.server_process import ServerProcess
+
+TEXT = {
+    "en": {
+        "from": "challenges you to a match",
+        "rated": "Rated",
+        "title": "⚔",
+        "refused": "This player takes no challenge from you now.",
+        "waiting": "Waiting for",
+    },
+    "ar": {
+        "from": "إلى مباراة",
+        "rated": "مصنّفة",
+        "title": "⚔",
+        "refused": "لا يقبل هذا اللاعب تحدّيًا منك الآن.",
+        "waiting": "بانتظار ردّ",
+    },
+}
+
+
+def accounts(server: ServerProcess, handles: tuple[str, str, str]) -> list[str]:
+    """Three account holders: the first two friends, the third blocked by the second."""
+
+    async def run() -> list[str]:
+        tokens = []
+        for handle in handles:
+            guest = await Session.connect(server.ws_url, name=handle.split("_", maxsplit=1)[0])
+            await guest.close()
+            claimed = await claim(server.http_url, guest.token or "", handle, PASSWORD)
+            tokens.append(str(claimed["token"]))
+        base = server.http_url
+        status, reply = await acall(base, "/api/friends", {"handle": handles[1]}, token=tokens[0])
+        assert status == 200, reply
+        status, reply = await acall(
+            base, "/api/friends/accept", {"handle": handles[0]}, token=tokens[1]
+        )
+        assert status == 200, reply
+        status, reply = await acall(base, "/api/blocks", {"handle": handles[2]}, token=tokens[1])
+        assert status == 200, reply
+        return tokens
+
+    with ThreadPoolExecutor(1) as pool:  # its own event loop, away from Playwright's
+        return pool.submit(asyncio.run, run()).result(timeout=60)
+
+
+def as_player(page: Page, site: str, token: str, path: str) -> None:
+    page.goto(site + "/")
+    online(page)
+    page.evaluate("token => localStorage.setItem('gin.token', token)", token)
+    page.goto(site + path)
+    online(page)
+
+
+def room_of(page: Page) -> str:
+    match = re.search(r"/room/([A-Za-z0-9_-]+)", page.url)
+    assert match is not None, page.url
+    return match.group(1)
+
+
+def challenge_at_the_table_and_a_blocked_one(
+    new_page: NewPage,
+    console: ConsoleWatch,
+    server: ServerProcess,
+    lang: str,
+    handles: tuple[str, str, str],
+) -> None:
+    site = server.http_url
+    text = TEXT[lang]
+    ada_handle, bob_handle, _ = handles
+    ada_token, bob_token, cy_token = accounts(server, handles)
+    locale = "en-US" if lang == "en" else lang
+    ada, bob, cy = new_page(locale=locale), new_page(locale=locale), new_page(locale=locale)
+
+    # Bob sits at the table of a match against the AI
+    as_player(bob, site, bob_token, "/")
+    bob.get_by_test_id("play-ai-easy").click()
+    expect(bob).to_have_url(re.compile(r"/room/"))
+    expect(bob.get_by_test_id("table")).to_be_visible()
+    first_room = room_of(bob)
+
+    # Ada challenges him from his profile: rated, a minute a turn
+    as_player(ada, site, ada_token, f"/@/{bob_handle}")
+    form = ada.get_by_test_id("challenge-form")
+    form.get_by_test_id("challenge-rated").check()
+    form.get_by_test_id("challenge-clock").select_option("60")
+    form.get_by_test_id("challenge-send").click()
+    expect(ada.get_by_test_id("challenge-sent-note")).to_be_visible()
+    expect(ada.get_by_test_id("challenge-sent")).to_contain_text(text["waiting"])
+    shot(ada, f"challenge-sent-{lang}")
+
+    # it shows on his table at once: the banner and the tab's title
+    received = bob.get_by_test_id("challenge-received")
+    expect(received).to_contain_text(ada_handle)
+    expect(received).to_contain_text(text["from"])
+    expect(received.get_by_test_id("challenge-terms")).to_contain_text(text["rated"])
+    terms = received.get_by_test_id("challenge-terms")
+    expect(terms).to_have_attribute("data-rated", "true")
+    expect(terms).to_have_attribute("data-turn-seconds", "60")
+    expect(bob).to_have_title(re.compile(f"^{text['title']}.*{ada_handle}"))
+    expect(bob.get_by_test_id("table")).to_be_visible()  # still at his table
+    expect(bob.locator("html")).to_have_attribute("dir", "rtl" if lang == "ar" else "ltr")
+    shot(bob, f"challenge-at-table-{lang}")
+
+    received.get_by_test_id("challenge-accept").click()
+    expect(bob).not_to_have_url(re.compile(f"/room/{first_room}$"))
+    expect(bob).to_have_url(re.compile(r"/room/"))
+    new_room = room_of(bob)
+    expect(bob.get_by_test_id("challenge-banner")).to_have_count(0)
+    expect(bob.get_by_test_id("table")).to_be_visible()
+    expect(bob.get_by_test_id("table")).to_contain_text(ada_handle.split("_")[0])
+    shot(bob, f"challenge-accepted-{lang}")
+    # the sender's page goes to the same table by itself
+    expect(ada).to_have_url(re.compile(f"/room/{new_room}$"))
+    expect(ada.get_by_test_id("table")).to_be_visible()
+    expect(ada.get_by_test_id("table")).to_contain_text(bob_handle.split("_")[0])
+    shot(ada, f"challenge-accepted-sender-{lang}")
+
+    # Cy, whom Bob blocked, challenges him: refused, and his page says so
+    as_player(cy, site, cy_token, f"/@/{bob_handle}")
+    cy.get_by_test_id("challenge-send").click()
+    refusal = cy.get_by_test_id("challenge-form-error")
+    expect(refusal).to_have_attribute("data-code", "challenge_refused")
+    expect(refusal).to_contain_text(text["refused"])
+    expect(bob.get_by_test_id("challenge-banner")).to_have_count(0)
+    shot(cy, f"challenge-refused-{lang}")
+    # the browser reports the expected 403 of the refusal; nothing else may be there
+    expected = [e for e in console.errors if "403" in e and "/api/challenges'" in e]
+    assert len(expected) == 1, console.errors
+    console.errors.remove(expected[0])
+    for page in (ada, bob, cy):
+        page.close()
+
+
+def test_a_challenge_at_the_table_accepted_and_a_blocked_one_refused_in_english_and_arabic(
+    new_page: NewPage, console: ConsoleWatch, server_factory: ServerFactory
+) -> None:
+    server = server_factory(env=FAST_CLIENT_ENV)
+    challenge_at_the_table_and_a_blocked_one(
+        new_page, console, server, "en", ("Ada_Chall", "Bob_Chall", "Cy_Chall")
+    )
+    challenge_at_the_table_and_a_blocked_one(
+        new_page, console, server, "ar", ("Ada_Tahaddi", "Bob_Tahaddi", "Cy_Tahaddi")
+    )
