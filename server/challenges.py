@@ -10,10 +10,10 @@ Redis (``{challenges}``, ``server.keys``), so the two may be on different server
 
 A block keeps the two apart: a challenge between them is refused with the same neutral
 ``challenge_refused`` as one to a player whose setting does not take it, so the sender cannot
-tell a block from a setting; a challenge sent before a block is no longer listed to the one
-challenged, and cannot be accepted. A challenge tells the sender nothing of the other's
-presence: it is stored and answered alike whether they are online or not (docs/security.md,
-"Challenges").
+tell a block from a setting; a challenge sent before a block (or before its sender was
+banned: docs/moderation.md) is no longer listed to the one challenged, and cannot be
+accepted. A challenge tells the sender nothing of the other's presence: it is stored and
+answered alike whether they are online or not (docs/security.md, "Challenges").
 """
 
 from __future__ import annotations
@@ -164,10 +164,12 @@ class Challenges:
     ) -> dict[str, Any] | None:
         if record.state != "open" or record.deadline <= now:
             return None
-        card, blocked = await asyncio.gather(
-            self._store.friend_card(record.sender), either_blocks(self._store, me, record.sender)
+        card, blocked, banned = await asyncio.gather(
+            self._store.friend_card(record.sender),
+            either_blocks(self._store, me, record.sender),
+            self._store.ban_of(record.sender),
         )
-        if card is None or blocked:
+        if card is None or blocked or banned is not None:
             return None
         return {**_terms_entry(record, now), "from": {"handle": card.handle, "name": card.name}}
 
@@ -210,6 +212,8 @@ class Challenges:
         me = await self._member(token)
         record = await self._own(me, data, "target")
         if await either_blocks(self._store, me, record.sender):
+            raise _no_challenge()
+        if await self._store.ban_of(record.sender) is not None:  # banned since: no match
             raise _no_challenge()
         room_id = new_challenge_room_id()
         await self._answered(

@@ -271,3 +271,22 @@ async def test_a_block_either_way_refuses_the_challenge_like_a_setting(
         assert (status, reply["error"]) == (404, "no_challenge")
     finally:
         await close_all(ada, bob)
+
+
+async def test_a_challenge_of_a_player_banned_since_is_no_longer_open(
+    server_factory: ServerFactory, store: Store
+) -> None:
+    one = server_factory(env=FAST_CLIENT_ENV)
+    ada, ada_token = await member(one, "Ada_Banned")
+    bob, bob_token = await member(one, "Bob_Banned")
+    try:
+        await set_who(one, bob_token, "everyone")
+        sent = await challenge(one, ada_token, "Bob_Banned")
+        assert len((await inbox(one, bob_token))["received"]) == 1
+        assert ada.player_id is not None
+        await store.set_ban(ada.player_id, {"by": "test", "reason": "abuse", "at": 1})
+        assert (await inbox(one, bob_token))["received"] == []
+        status, reply = await challenges_post(one, bob_token, "/accept", id=sent["id"])
+        assert (status, reply["error"]) == (404, "no_challenge")
+    finally:
+        await close_all(ada, bob)
