@@ -4,7 +4,8 @@ the table and in the tab's title, and accepting it takes both pages to the table
 room (rated, with the clock asked for). A blocked player's challenge, sent from the blocker's
 profile, is refused and the page says so. Screenshots: ``build/screenshots/challenge-sent-en.png``,
 ``challenge-at-table-en.png``, ``challenge-accepted-en.png``, ``challenge-accepted-sender-en.png``,
-``challenge-refused-en.png`` and the same with ``-ar``."""
+``challenge-refused-en.png`` and the same with ``-ar``. A challenge is also a notification
+while the tab is hidden, only where the player allowed them; no page asks on its own."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ from client.session import Session
 from tests.browser.conftest import NewPage
 from tests.browser.helpers import ConsoleWatch, shot
 from tests.browser.scenes import online
-from tests.support.accounts import PASSWORD, acall, claim
+from tests.browser.test_settings_sound import TAB_AND_NOTICES
+from tests.support.accounts import PASSWORD, acall, call, claim
 from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
 from tests.support.server_process import ServerProcess
 
@@ -163,3 +165,66 @@ def test_a_challenge_at_the_table_accepted_and_a_blocked_one_refused_in_english_
     challenge_at_the_table_and_a_blocked_one(
         new_page, console, server, "ar", ("Ada_Tahaddi", "Bob_Tahaddi", "Cy_Tahaddi")
     )
+
+
+# The tab's visibility as the test says (headless Chromium shows every page), Chromium's own
+# notifications counted as they are made, and every permission prompt the page asks for.
+ASKED = """
+(() => {
+  window.__asked = 0;
+  const ask = Notification.requestPermission.bind(Notification);
+  Notification.requestPermission = (...args) => { window.__asked += 1; return ask(...args); };
+})();
+"""
+
+
+def challenge_by_http(server: ServerProcess, token: str, handle: str) -> str:
+    status, reply = call(server.http_url, "/api/challenges", {"handle": handle}, token=token)
+    assert status == 200, reply
+    return str(reply["challenge"]["id"])
+
+
+def test_a_challenge_is_a_notification_only_while_the_tab_is_hidden_and_allowed(
+    new_page: NewPage, server_factory: ServerFactory
+) -> None:
+    server = server_factory(env=FAST_CLIENT_ENV)
+    site = server.http_url
+    handles = ("Ada_Notice", "Bob_Notice", "Cy_Notice")
+    ada_token, bob_token, cy_token = accounts(server, handles)
+    bob = new_page(permissions=["notifications"])  # allowed before
+    cy = new_page()  # never allowed: the page asks nothing on its own
+    for page, token in ((bob, bob_token), (cy, cy_token)):
+        page.add_init_script(TAB_AND_NOTICES)
+        page.add_init_script(ASKED)
+        as_player(page, site, token, "/")
+    status, reply = call(site, "/api/challenges/setting", {"who": "everyone"}, token=cy_token)
+    assert status == 200, reply
+
+    # seen: the banner, no notification
+    first = challenge_by_http(server, ada_token, handles[1])
+    expect(bob.locator(f"[data-testid=challenge-received][data-id='{first}']")).to_be_visible()
+    assert bob.evaluate("window.__notes") == []
+    bob.get_by_test_id("challenge-decline").click()
+    expect(bob.get_by_test_id("challenge-banner")).to_have_count(0)
+
+    # hidden: the notification too
+    bob.evaluate("window.__setHidden(true)")
+    challenge_by_http(server, ada_token, handles[1])
+    bob.wait_for_function("() => window.__notes.length > 0")
+    notes = bob.evaluate("window.__notes")
+    assert [(n["title"], n["body"]) for n in notes] == [
+        ("Gin Rummy", "Ada_Notice challenges you to a match")
+    ]
+    expect(bob).to_have_title(re.compile("^⚔ Ada_Notice challenges you"))
+
+    # hidden and not allowed: the banner and the title, no notification, and no prompt
+    cy.evaluate("window.__setHidden(true)")
+    challenge_by_http(server, ada_token, handles[2])
+    expect(cy.get_by_test_id("challenge-received")).to_have_count(1)
+    expect(cy).to_have_title(re.compile("^⚔ Ada_Notice"))
+    assert cy.evaluate("window.__notes") == []
+    cy.goto(f"{site}/@/{handles[2]}")  # the profile offers the permission; asks only on a click
+    online(cy)
+    expect(cy.get_by_test_id("challenge-notify")).to_be_visible()
+    assert cy.evaluate("window.__asked") == 0
+    assert bob.evaluate("window.__asked") == 0
