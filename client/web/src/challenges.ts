@@ -21,6 +21,9 @@ export interface ChallengeHost {
   notify(challenge: ReceivedChallenge): void;
 }
 
+/** Refusals of the token itself: reading again would only be refused again. */
+const REFUSED = new Set(["bad_token", "not_authenticated", "signed_out", "account_required", "banned"]);
+
 /** What the page shows of one's own challenges: waiting, or an outcome not closed yet. */
 function shownSent(entry: SentChallenge): boolean {
   return entry.state === "open" || entry.state === "declined" || entry.state === "expired" || entry.state === "failed";
@@ -45,6 +48,8 @@ export class ChallengeInbox {
   private reading = false;
   private first = true;
   private lastToken: string | null = null;
+  /** A token the server refused (signed out, not an account): not read again. */
+  private refused: string | null = null;
 
   constructor(private readonly host: ChallengeHost) {}
 
@@ -66,15 +71,15 @@ export class ChallengeInbox {
       this.who = null;
       this.clear();
     }
-    if (!token || this.reading) return;
+    if (!token || this.reading || token === this.refused) return;
     this.reading = true;
     let lists: ChallengeLists;
     try {
       lists = await fetchChallenges(token);
       if (this.who === null) this.who = (await fetchChallengeWho(token)).who;
-    } catch {
-      this.reading = false;
-      return; // read again in a second
+    } catch (error) {
+      if (error instanceof AccountError && REFUSED.has(error.code)) this.refused = token;
+      return; // else read again in a second
     } finally {
       this.reading = false;
     }
