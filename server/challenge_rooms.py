@@ -13,6 +13,7 @@ from server.commits import Commits
 from server.entropy import new_seed
 from server.limits import Limits
 from server.ratings import Ratings
+from server.requests import RequestFailed
 from server.room import Room, Seat, create_room, join
 from server.settings import Settings
 from server.store import Store
@@ -34,9 +35,25 @@ class ChallengeRooms:
     ratings: Ratings
     settings: Settings
 
+    async def claim(self, room_id: str, players: tuple[str, str]) -> None:
+        """Count ``room_id`` among each player's unfinished rooms, within the limits
+        (``server.limits``): ``LimitExceeded`` (``too_many_rooms``), nothing counted, when
+        either one is at the limit."""
+        counted: list[str] = []
+        try:
+            for player_id in players:
+                await self.limits.claim_player_room(player_id, room_id)
+                counted.append(player_id)
+        except RequestFailed:
+            await self.release(room_id, tuple(counted))
+            raise
+
+    async def release(self, room_id: str, players: tuple[str, ...]) -> None:
+        for player_id in players:
+            await self.limits.release(player_id, room_id)
+
     async def open(self, room_id: str, sender: str, target: str, terms: ChallengeTerms) -> None:
-        """Make room ``room_id`` with both players seated (each counted among their rooms:
-        the sender's open challenges are capped, so this adds a few at most)."""
+        """Make room ``room_id`` with both players seated (counted by ``claim`` before)."""
         names = []
         for player_id in (sender, target):
             player = await self.store.get_player(player_id)
@@ -48,8 +65,6 @@ class ChallengeRooms:
         )
         turn_seconds = terms.turn_seconds
         bank = self.settings.turn_bank_seconds if turn_seconds else 0
-        for player_id in (sender, target):
-            await self.limits.claim_for(player_id, room_id)
         room, events = create_room(
             room_id=room_id,
             mode="private",

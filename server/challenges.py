@@ -216,9 +216,18 @@ class Challenges:
         if await self._store.ban_of(record.sender) is not None:  # banned since: no match
             raise _no_challenge()
         room_id = new_challenge_room_id()
-        await self._answered(
-            await self._store.answer_challenge("accept", record, _now_ms(), room_id)
-        )
+        players = (record.sender, me)
+        try:
+            await self._rooms.claim(room_id, players)
+        except RequestFailed as failure:  # either one at a limit: the challenge stays open
+            raise AccountError(failure.code, failure.message, 409, failure.detail) from None
+        try:
+            await self._answered(
+                await self._store.answer_challenge("accept", record, _now_ms(), room_id)
+            )
+        except AccountError:
+            await self._rooms.release(room_id, players)
+            raise
         try:
             await self._rooms.open(room_id, record.sender, me, record.terms)
         except RequestFailed as failure:

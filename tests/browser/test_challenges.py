@@ -1,7 +1,8 @@
 """Challenges in real headless Chromium, in English and Arabic: a friend challenges a player who
 sits at the table of another match (against the AI); the challenge shows there at once, over
 the table and in the tab's title, and accepting it takes both pages to the table of the new
-room (rated, with the clock asked for). A blocked player's challenge, sent from the blocker's
+room (rated, with the clock asked for: from the profile's form in English; casual, from the
+friends list in Arabic). A blocked player's challenge, sent from the blocker's
 profile, is refused and the page says so. Screenshots: ``build/screenshots/challenge-sent-en.png``,
 ``challenge-at-table-en.png``, ``challenge-accepted-en.png``, ``challenge-accepted-sender-en.png``,
 ``challenge-refused-en.png`` and the same with ``-ar``. A challenge is also a notification
@@ -28,6 +29,7 @@ TEXT = {
     "en": {
         "from": "challenges you to a match",
         "rated": "Rated",
+        "casual": "Casual",
         "title": "⚔",
         "refused": "This player takes no challenge from you now.",
         "waiting": "Waiting for",
@@ -35,6 +37,7 @@ TEXT = {
     "ar": {
         "from": "إلى مباراة",
         "rated": "مصنّفة",
+        "casual": "ودّية",
         "title": "⚔",
         "refused": "لا يقبل هذا اللاعب تحدّيًا منك الآن.",
         "waiting": "بانتظار ردّ",
@@ -102,13 +105,19 @@ def challenge_at_the_table_and_a_blocked_one(
     expect(bob.get_by_test_id("table")).to_be_visible()
     first_room = room_of(bob)
 
-    # Ada challenges him from his profile: rated, a minute a turn
-    as_player(ada, site, ada_token, f"/@/{bob_handle}")
-    form = ada.get_by_test_id("challenge-form")
-    form.get_by_test_id("challenge-rated").check()
-    form.get_by_test_id("challenge-clock").select_option("60")
-    form.get_by_test_id("challenge-send").click()
-    expect(ada.get_by_test_id("challenge-sent-note")).to_be_visible()
+    if lang == "en":  # Ada challenges him from his profile: rated, a minute a turn
+        rated, clock = "true", "60"
+        as_player(ada, site, ada_token, f"/@/{bob_handle}")
+        form = ada.get_by_test_id("challenge-form")
+        form.get_by_test_id("challenge-rated").check()
+        form.get_by_test_id("challenge-clock").select_option("60")
+        form.get_by_test_id("challenge-send").click()
+        expect(ada.get_by_test_id("challenge-sent-note")).to_be_visible()
+    else:  # from her friends list: casual, the server's turn clock
+        rated, clock = "false", "30"
+        as_player(ada, site, ada_token, f"/@/{ada_handle}")
+        friend = ada.locator(f"[data-testid=friend][data-handle='{bob_handle}']")
+        friend.get_by_test_id("friend-challenge").click()
     expect(ada.get_by_test_id("challenge-sent")).to_contain_text(text["waiting"])
     shot(ada, f"challenge-sent-{lang}")
 
@@ -116,10 +125,10 @@ def challenge_at_the_table_and_a_blocked_one(
     received = bob.get_by_test_id("challenge-received")
     expect(received).to_contain_text(ada_handle)
     expect(received).to_contain_text(text["from"])
-    expect(received.get_by_test_id("challenge-terms")).to_contain_text(text["rated"])
     terms = received.get_by_test_id("challenge-terms")
-    expect(terms).to_have_attribute("data-rated", "true")
-    expect(terms).to_have_attribute("data-turn-seconds", "60")
+    expect(terms).to_contain_text(text["rated" if rated == "true" else "casual"])
+    expect(terms).to_have_attribute("data-rated", rated)
+    expect(terms).to_have_attribute("data-turn-seconds", clock)
     expect(bob).to_have_title(re.compile(f"^{text['title']}.*{ada_handle}"))
     expect(bob.get_by_test_id("table")).to_be_visible()  # still at his table
     expect(bob.locator("html")).to_have_attribute("dir", "rtl" if lang == "ar" else "ltr")

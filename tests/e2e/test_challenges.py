@@ -6,7 +6,9 @@ and blocks either way, each refusal with its own code."""
 
 from __future__ import annotations
 
-from client.session import Session
+import pytest
+
+from client.session import RequestError, Session
 from server.blobs import decode_room
 from server.challenges import MAX_OPEN
 from server.store import Store
@@ -288,5 +290,34 @@ async def test_a_challenge_of_a_player_banned_since_is_no_longer_open(
         assert (await inbox(one, bob_token))["received"] == []
         status, reply = await challenges_post(one, bob_token, "/accept", id=sent["id"])
         assert (status, reply["error"]) == (404, "no_challenge")
+    finally:
+        await close_all(ada, bob)
+
+
+async def test_accepting_counts_the_room_for_both_within_their_limits(
+    server_factory: ServerFactory,
+) -> None:
+    one = server_factory(env={**FAST_CLIENT_ENV, "GIN_MAX_OPEN_ROOMS": "1"})
+    ada, ada_token = await member(one, "Ada_Rooms")
+    bob, bob_token = await member(one, "Bob_Rooms")
+    try:
+        await set_who(one, bob_token, "everyone")
+        sent = await challenge(one, ada_token, "Bob_Rooms")
+        for session in (bob, ada):  # each in turn at the limit: nothing made, still open
+            room = (await session.request("create_room", mode="private")).result["room"]
+            status, reply = await challenges_post(one, bob_token, "/accept", id=sent["id"])
+            assert (status, reply["error"], reply["detail"]) == (
+                409,
+                "too_many_rooms",
+                {"limit": 1},
+            )
+            assert [e["id"] for e in (await inbox(one, bob_token))["received"]] == [sent["id"]]
+            await session.request("leave", room=room)
+        status, reply = await challenges_post(one, bob_token, "/accept", id=sent["id"])
+        assert status == 200, reply
+        for session in (ada, bob):  # the challenge's room counts for each of them
+            with pytest.raises(RequestError) as refusal:
+                await session.request("create_room", mode="private")
+            assert refusal.value.code == "too_many_rooms"
     finally:
         await close_all(ada, bob)

@@ -138,9 +138,11 @@ export class ChallengeInbox {
     this.host.changed();
   }
 
-  send(handle: string, rated: boolean, turnSeconds: number): Promise<void> {
+  /** Challenge ``handle``; a refusal is said by the profile's form (``fromForm``), else by
+   * the banner (the friends list's button). */
+  send(handle: string, rated: boolean, turnSeconds: number, fromForm = true): Promise<void> {
     this.sentTo = null;
-    return this.step(handle, async (token) => {
+    return this.step(fromForm ? handle : null, async (token) => {
       await sendChallenge(token, handle, rated, turnSeconds);
       this.sentTo = handle;
     });

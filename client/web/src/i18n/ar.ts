@@ -591,5 +591,6 @@ export const ar: Dictionary = {
   "challenge.notify": "نبّهني بالتحدّيات حين يكون هذا التبويب مخفيًا",
   "challenge.notifyOn": "تنبيهات التحدّيات مفعّلة حين يكون هذا التبويب مخفيًا.",
   "challenge.notifyText": "يتحدّاك {name} إلى مباراة",
+  "challenge.rooms": "لديك أو لدى اللاعب الآخر مباريات كثيرة لم تنتهِ: أنهِ واحدة أولًا.",
   "title.challenge": "⚔ يتحدّاك {name} — {title}",
 };

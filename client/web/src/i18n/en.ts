@@ -590,6 +590,7 @@ export const en = {
   "challenge.notify": "Tell me of challenges when this tab is hidden",
   "challenge.notifyOn": "Notifications of challenges are on while this tab is hidden.",
   "challenge.notifyText": "{name} challenges you to a match",
+  "challenge.rooms": "You or the other player have too many unfinished matches: finish one first.",
   "title.challenge": "⚔ {name} challenges you — {title}",
 };
 

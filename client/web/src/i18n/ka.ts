@@ -591,5 +591,6 @@ export const ka: Dictionary = {
   "challenge.notify": "შემატყობინე გამოწვევების შესახებ, როცა ეს ჩანართი დამალულია",
   "challenge.notifyOn": "გამოწვევების შეტყობინებები ჩართულია, როცა ჩანართი დამალულია.",
   "challenge.notifyText": "{name} გიწვევს პარტიაზე",
+  "challenge.rooms": "შენ ან მეორე მოთამაშეს ძალიან ბევრი დაუმთავრებელი პარტია გაქვთ: ჯერ ერთი დაასრულე.",
   "title.challenge": "⚔ {name} გიწვევს — {title}",
 };

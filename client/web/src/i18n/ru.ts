@@ -590,5 +590,6 @@ export const ru: Dictionary = {
   "challenge.notify": "Сообщать о вызовах, когда вкладка скрыта",
   "challenge.notifyOn": "Уведомления о вызовах включены, пока вкладка скрыта.",
   "challenge.notifyText": "{name} вызывает вас на партию",
+  "challenge.rooms": "У вас или у другого игрока слишком много незаконченных партий: сначала закончите одну.",
   "title.challenge": "⚔ {name} вызывает вас — {title}",
 };

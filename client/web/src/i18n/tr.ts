@@ -591,5 +591,6 @@ export const tr: Dictionary = {
   "challenge.notify": "Bu sekme gizliyken meydan okumaları bildir",
   "challenge.notifyOn": "Sekme gizliyken meydan okuma bildirimleri açık.",
   "challenge.notifyText": "{name} sana meydan okuyor",
+  "challenge.rooms": "Senin ya da diğer oyuncunun bitmemiş çok fazla maçı var: önce birini bitir.",
   "title.challenge": "⚔ {name} sana meydan okuyor — {title}",
 };

@@ -20,6 +20,7 @@ const ERRORS: Record<string, MessageKey> = {
   too_many_challenge_requests: "challenge.limited",
   no_challenge: "challenge.gone",
   challenge_timed_out: "challenge.timedOut",
+  too_many_rooms: "challenge.rooms",
   unknown_handle: "friends.unknown",
   invalid_argument: "friends.self",
 };
