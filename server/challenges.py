@@ -232,6 +232,7 @@ class Challenges:
             await self._rooms.open(room_id, record.sender, me, record.terms)
         except RequestFailed as failure:
             await self._store.challenge_failed(record.id)
+            await self._rooms.release(room_id, players)
             raise AccountError(failure.code, failure.message, 409, failure.detail) from None
         return {"room": room_id, "seat": 1, "rated": record.terms.rated}
 
