@@ -5,8 +5,9 @@ room (rated, with the clock asked for: from the profile's form in English; casua
 friends list in Arabic). A blocked player's challenge, sent from the blocker's
 profile, is refused and the page says so. Screenshots: ``build/screenshots/challenge-sent-en.png``,
 ``challenge-at-table-en.png``, ``challenge-accepted-en.png``, ``challenge-accepted-sender-en.png``,
-``challenge-refused-en.png`` and the same with ``-ar``. A challenge is also a notification
-while the tab is hidden, only where the player allowed them; no page asks on its own."""
+``challenge-refused-en.png`` and the same with ``-ar``; ``challenge-on-replay-en.png``. A
+challenge is also a notification while the tab is hidden, only where the player allowed them,
+and shows on a replay too; no page asks on its own."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from playwright.sync_api import Page, expect
 from client.session import Session
 from tests.browser.conftest import NewPage
 from tests.browser.helpers import ConsoleWatch, shot
-from tests.browser.scenes import online
+from tests.browser.scenes import finished_match, online
 from tests.browser.test_settings_sound import TAB_AND_NOTICES
 from tests.support.accounts import PASSWORD, acall, call, claim
 from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
@@ -232,6 +233,11 @@ def test_a_challenge_is_a_notification_only_while_the_tab_is_hidden_and_allowed(
     expect(cy.get_by_test_id("challenge-received")).to_have_count(1)
     expect(cy).to_have_title(re.compile("^⚔ Ada_Notice"))
     assert cy.evaluate("window.__notes") == []
+    room, _ = finished_match(server, target=1)
+    cy.goto(f"{site}/replay/{room}-1")  # on a replay too
+    online(cy)
+    expect(cy.get_by_test_id("challenge-received")).to_contain_text("Ada_Notice")
+    shot(cy, "challenge-on-replay-en")
     cy.goto(f"{site}/@/{handles[2]}")  # the profile offers the permission; asks only on a click
     online(cy)
     expect(cy.get_by_test_id("challenge-notify")).to_be_visible()
