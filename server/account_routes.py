@@ -23,6 +23,7 @@ from protocol.messages import ErrorCode
 from server.accounts import AccountError, Accounts
 from server.addresses import TrustedProxies
 from server.blocking import Blocking
+from server.challenges import Challenges
 from server.friends import Friends
 from server.moderation import Reports
 from server.profiles import Profiles
@@ -203,6 +204,53 @@ async def _friend_remove(
     return await _friends(accounts, request).remove(_bearer(request), data)
 
 
+def _challenges(request: Request) -> Challenges:
+    challenges: Challenges = request.app.state.parts.challenges
+    return challenges
+
+
+async def _challenge_list(
+    accounts: Accounts, request: Request, data: dict[str, Any]
+) -> dict[str, Any]:
+    return await _challenges(request).listed(_bearer(request))
+
+
+async def _challenge_send(
+    accounts: Accounts, request: Request, data: dict[str, Any]
+) -> dict[str, Any]:
+    return await _challenges(request).send(_bearer(request), data)
+
+
+async def _challenge_accept(
+    accounts: Accounts, request: Request, data: dict[str, Any]
+) -> dict[str, Any]:
+    return await _challenges(request).accept(_bearer(request), data)
+
+
+async def _challenge_decline(
+    accounts: Accounts, request: Request, data: dict[str, Any]
+) -> dict[str, Any]:
+    return await _challenges(request).decline(_bearer(request), data)
+
+
+async def _challenge_cancel(
+    accounts: Accounts, request: Request, data: dict[str, Any]
+) -> dict[str, Any]:
+    return await _challenges(request).cancel(_bearer(request), data)
+
+
+async def _challenge_setting(
+    accounts: Accounts, request: Request, data: dict[str, Any]
+) -> dict[str, Any]:
+    return await _challenges(request).setting(_bearer(request))
+
+
+async def _challenge_set_setting(
+    accounts: Accounts, request: Request, data: dict[str, Any]
+) -> dict[str, Any]:
+    return await _challenges(request).set_setting(_bearer(request), data)
+
+
 async def _report(accounts: Accounts, request: Request, data: dict[str, Any]) -> dict[str, Any]:
     return await Reports(request.app.state.parts.store, accounts).report(_bearer(request), data)
 
@@ -232,6 +280,15 @@ ROUTES = [
     Route("/api/friends/accept", endpoint(_friend_accept), methods=["POST"]),
     Route("/api/friends/decline", endpoint(_friend_decline), methods=["POST"]),
     Route("/api/friends/remove", endpoint(_friend_remove), methods=["POST"]),
+    # Challenges (server.challenges): the inbox and outcomes, a challenge, its answers, and
+    # who may challenge the asker.
+    Route("/api/challenges", endpoint(_challenge_list, body=False), methods=["GET"]),
+    Route("/api/challenges", endpoint(_challenge_send), methods=["POST"]),
+    Route("/api/challenges/accept", endpoint(_challenge_accept), methods=["POST"]),
+    Route("/api/challenges/decline", endpoint(_challenge_decline), methods=["POST"]),
+    Route("/api/challenges/cancel", endpoint(_challenge_cancel), methods=["POST"]),
+    Route("/api/challenges/setting", endpoint(_challenge_setting, body=False), methods=["GET"]),
+    Route("/api/challenges/setting", endpoint(_challenge_set_setting), methods=["POST"]),
     # Reports (server.moderation): a player reported, with a reason and the room.
     Route("/api/reports", endpoint(_report), methods=["POST"]),
 ]

@@ -182,6 +182,22 @@ key                        group             type        holds
                                                          nobody answered yet: target -> when (ms)
 ``friend-requests:ID``     own               string      friend requests one player sent in the
                                                          current window, with a TTL
+``{challenges}:c:ID``      ``{challenges}``  hash        one challenge (``server.challenges``):
+                                                         ``sender``, ``target``, ``rated``,
+                                                         ``turn_seconds``, ``at``, ``deadline``
+                                                         (ms), ``state`` (``open``, ``accepted``,
+                                                         ``declined``, ``cancelled``, ``failed``),
+                                                         ``room`` once accepted; a TTL to a
+                                                         minute past its deadline
+``{challenges}:open:ID``   ``{challenges}``  sorted set  the player's open challenges, scored by
+                                                         deadline (ms): the per-sender cap
+``{challenges}:sent:ID``   ``{challenges}``  sorted set  the challenges the player sent, scored by
+                                                         when they are forgotten (ms): their
+                                                         outcomes, read by the sender's page
+``{challenges}:in:ID``     ``{challenges}``  sorted set  the open challenges to the player, scored
+                                                         by deadline (ms): their inbox
+``challenge-requests:ID``  own               string      challenges one player sent in the
+                                                         current window, with a TTL
 ``presence:ID``            own               hash        server process id -> ``UNTIL ROOM``: the
                                                          player is connected there until when
                                                          (ms) unless renewed, seated in ROOM
@@ -228,6 +244,14 @@ block removes a friendship and its requests after the block is written (a step c
 leaves friends who block each other; the friends list never shows them to each other, and
 blocking again finishes it).
 
+Challenges (``server.challenges``) are one group, ``{challenges}``, like friendship: sending
+one (the sender's cap checked, the challenge and both players' lists written) and answering
+one (accept, decline, cancel: the state changed once, taken off both open lists) are each one
+script (``lua/challenges.lua``), so two answers never both win. An accepted challenge names
+its room before the room is made (``room``); the room is then created and both seated, and a
+failure marks the challenge ``failed``. Who may challenge a player is the ``challenges`` field
+of ``player:ID`` (``friends``, ``everyone`` or ``nobody``; absent: ``friends``).
+
 Every id is checked before it becomes part of a key: 1 to 64 characters among ``A-Z a-z 0-9
 _ -``. No braces, colons, spaces or glob characters can reach a key name, so an id can neither
 escape its hash tag nor name another key.
@@ -257,6 +281,11 @@ __all__ = [
     "block_pair",
     "block_requests",
     "blocks",
+    "challenge",
+    "challenge_requests",
+    "challenges_in",
+    "challenges_open",
+    "challenges_sent",
     "check_id",
     "feed_channel",
     "friend_requests",
@@ -764,3 +793,31 @@ def friend_requests(player_id: str) -> str:
 def presence(player_id: str) -> str:
     """``presence:ID``: server process id -> ``UNTIL ROOM`` of the player's connections."""
     return "presence:" + check_id(player_id, "player id")
+
+
+# -- challenges (server.challenges) ------------------------------------------------------------
+
+
+def challenge(challenge_id: str) -> str:
+    """``{challenges}:c:ID``: one challenge (a hash)."""
+    return "{challenges}:c:" + check_id(challenge_id, "challenge id")
+
+
+def challenges_open(player_id: str) -> str:
+    """``{challenges}:open:ID``: the player's open challenges -> deadline (ms)."""
+    return "{challenges}:open:" + check_id(player_id, "player id")
+
+
+def challenges_sent(player_id: str) -> str:
+    """``{challenges}:sent:ID``: the challenges the player sent -> forgotten at (ms)."""
+    return "{challenges}:sent:" + check_id(player_id, "player id")
+
+
+def challenges_in(player_id: str) -> str:
+    """``{challenges}:in:ID``: the open challenges to the player -> deadline (ms)."""
+    return "{challenges}:in:" + check_id(player_id, "player id")
+
+
+def challenge_requests(player_id: str) -> str:
+    """``challenge-requests:ID``: the challenges one player sent in the current window."""
+    return "challenge-requests:" + check_id(player_id, "player id")

@@ -65,10 +65,16 @@ class Limits:
         (nothing counted). None for an AI worker, which no limit counts."""
         if conn.is_worker or conn.player_id is None:
             return None
-        result = await self._claim(conn.player_id, room_id, ai)
+        return await self.claim_player_room(conn.player_id, room_id, ai=ai)
+
+    async def claim_player_room(
+        self, player_id: str, room_id: str, *, ai: bool = False
+    ) -> RoomClaimResult:
+        """``claim_room`` for a player named by id (an accepted challenge seats both)."""
+        result = await self._claim(player_id, room_id, ai)
         if result.status in _REFUSALS:
-            await self.forget_closed_rooms(conn.player_id)
-            result = await self._claim(conn.player_id, room_id, ai)
+            await self.forget_closed_rooms(player_id)
+            result = await self._claim(player_id, room_id, ai)
         code = _REFUSALS.get(result.status)
         if code is ErrorCode.TOO_MANY_ROOMS:
             limit = self._settings.max_open_rooms
@@ -102,6 +108,10 @@ class Limits:
             max_ai_rooms=settings.max_ai_rooms,
             ttl_seconds=settings.room_idle_seconds + settings.unjoined_room_seconds,
         )
+
+    async def release(self, player_id: str, room_id: str) -> None:
+        """Stop counting ``room_id`` for the player (a claim whose room was not made)."""
+        await self._store.release_rooms(player_id, room_id)
 
     async def unclaim(self, conn: Connection, room_id: str, claim: RoomClaimResult | None) -> None:
         """Undo ``claim_room`` for a request that failed after it (a claim that found the room

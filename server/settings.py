@@ -142,6 +142,8 @@ class Settings:
     unjoined_room_seconds: int = 3600
     #: Failed invite-code and room lookups one client address may make per minute.
     lookup_failures_per_minute: int = 20
+    #: A challenge (``server.challenges``) may be accepted this long after it was sent.
+    challenge_seconds: int = 60
     #: Quick messages (``say``) a seat may send at once, and the seconds until one more.
     talk_burst: int = 3
     talk_seconds: float = 2.0
@@ -248,6 +250,7 @@ def _limits_from_env(env: Mapping[str, str]) -> dict[str, int]:
         "lookup_failures_per_minute": _int(
             env, "GIN_LOOKUP_FAILURES_PER_MINUTE", s.lookup_failures_per_minute, 1
         ),
+        "challenge_seconds": _int(env, "GIN_CHALLENGE_SECONDS", s.challenge_seconds, 1),
     }
 
 

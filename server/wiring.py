@@ -17,6 +17,8 @@ from server.accounts import Accounts
 from server.ai_dispatch import AiDispatcher
 from server.ai_seats import AiSeatKeeper
 from server.blobs import RoomBlobs
+from server.challenge_rooms import ChallengeRooms
+from server.challenges import Challenges
 from server.commits import Commits
 from server.connection import Connection
 from server.frames import FrameParts
@@ -75,6 +77,7 @@ class ServerParts:
     service: Service
     upkeep: Upkeep
     accounts: Accounts
+    challenges: Challenges
     connections: set[Connection] = field(default_factory=set)
     clock: asyncio.Task[None] | None = None
 
@@ -113,6 +116,9 @@ class ServerParts:
         upkeep = Upkeep(store, hub, commits, settings, ai_seats, matcher, presence)
         accounts = Accounts(store, settings, lambda player: cut_off(connections, player))
         await accounts.start()
+        challenges = Challenges(
+            store, accounts, ChallengeRooms(store, commits, limits, ratings, settings), settings
+        )
         parts = cls(
             settings,
             store,
@@ -125,6 +131,7 @@ class ServerParts:
             service,
             upkeep,
             accounts,
+            challenges,
             connections,
         )
         parts.clock = asyncio.create_task(upkeep.run(settings.turn_clock_interval))

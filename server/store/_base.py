@@ -53,6 +53,7 @@ SCRIPT_NAMES = (
     "rated_cancel",
     "rated_pair",
     "friends",
+    "challenges",
 )
 
 
@@ -93,6 +94,7 @@ class Scripts:
         self.rated_cancel = self._register(redis, "rated_cancel")
         self.rated_pair = self._register(redis, "rated_pair")
         self.friends = self._register(redis, "friends")
+        self.challenges = self._register(redis, "challenges")
 
     @staticmethod
     def _register(redis: Client, name: str) -> AsyncScript:

@@ -15,6 +15,7 @@ from server.store._base import StoreConfig, socket_options
 from server.store.accounts import AccountOps
 from server.store.ai import AiOps
 from server.store.blocks import BlockOps
+from server.store.challenges import ChallengeOps
 from server.store.cluster import ClusterConnection, node_url, startup_nodes
 from server.store.direct import DirectConnection
 from server.store.feed import RoomFeed
@@ -49,6 +50,7 @@ class Store(
     ModerationOps,
     FriendOps,
     PresenceOps,
+    ChallengeOps,
 ):
     """All Redis access of a server process (async; redis-py ``redis.asyncio``).
 

@@ -211,3 +211,42 @@ export type ReportReason = (typeof REPORT_REASONS)[number];
 export const sendReport = (token: string, who: PlayerRef, reason: ReportReason) => call("/api/reports", { ...who, reason }, token);
 export const blockPlayer = (token: string, who: PlayerRef) =>
   call("/api/blocks", who, token).then((reply) => reply.blocked as BlockEntry);
+
+// --- challenges (docs/protocol.md "Challenges") ---------------------------------------------------
+
+export type ChallengeWho = "friends" | "everyone" | "nobody";
+export type ChallengeState = "open" | "accepted" | "declined" | "cancelled" | "expired" | "failed";
+
+export interface ChallengeTerms {
+  id: string;
+  rated: boolean;
+  turn_seconds: number;
+  at: number;
+  deadline: number;
+  seconds_left: number;
+}
+
+export interface ReceivedChallenge extends ChallengeTerms {
+  from: { handle: string; name: string };
+}
+
+export interface SentChallenge extends ChallengeTerms {
+  to: { handle: string | null; name: string | null };
+  state: ChallengeState;
+  room?: string;
+}
+
+export interface ChallengeLists {
+  received: ReceivedChallenge[];
+  sent: SentChallenge[];
+  limit: number;
+}
+
+export const fetchChallenges = (token: string) => call("/api/challenges", null, token) as Promise<unknown> as Promise<ChallengeLists>;
+export const sendChallenge = (token: string, handle: string, rated: boolean, turnSeconds: number) =>
+  call("/api/challenges", { handle, rated, turn_seconds: turnSeconds }, token) as Promise<unknown> as Promise<{ challenge: SentChallenge }>;
+export const acceptChallenge = (token: string, id: string) => call("/api/challenges/accept", { id }, token) as Promise<unknown> as Promise<{ room: string; seat: number; rated: boolean }>;
+export const declineChallenge = (token: string, id: string) => call("/api/challenges/decline", { id }, token);
+export const cancelChallenge = (token: string, id: string) => call("/api/challenges/cancel", { id }, token);
+export const fetchChallengeWho = (token: string) => call("/api/challenges/setting", null, token) as Promise<unknown> as Promise<{ who: ChallengeWho }>;
+export const setChallengeWho = (token: string, who: ChallengeWho) => call("/api/challenges/setting", { who }, token) as Promise<unknown> as Promise<{ who: ChallengeWho }>;

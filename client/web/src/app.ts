@@ -32,6 +32,8 @@ import { loadFriends, stopFriends } from "./views/friends";
 import { renderInvite, type InviteGreeting, type InviteState } from "./views/invite";
 import { renderReportDialog } from "./views/report";
 import { Reporting, type ReportDialog, type ReportTarget } from "./reporting";
+import { ChallengeInbox } from "./challenges";
+import { renderChallengeBanner } from "./views/challenges";
 import { renderProfile, type ProfileState } from "./views/profile";
 import { renderLeaderboard, type LeaderboardState } from "./views/leaderboard";
 import { renderRules } from "./views/rules";
@@ -112,6 +114,8 @@ export class App implements AppActions {
   /** The invite link's page: its greeting, before the seat is taken (views/invite.ts). */
   invite: InviteState | null = null;
   readonly reporting = new Reporting(() => this.render());
+  /** Challenges to and from the player, read every second on every page (challenges.ts). */
+  readonly challenges: ChallengeInbox;
   private reportFocused: ReportDialog | null = null;
   private retryRoom: { room: string; left: number } | null = null;
 
@@ -128,6 +132,13 @@ export class App implements AppActions {
     const notifier = new TurnNotifier();
     this.signals = new TurnSignals(() => this.settings.current, sounds, notifier);
     this.settingsDialog = new SettingsDialog(this.settings, sounds, notifier);
+    const challengeNotifier = new TurnNotifier();
+    this.challenges = new ChallengeInbox({
+      token: () => (this.handle !== null ? this.persist.token : null),
+      changed: () => this.render(),
+      openRoom: (room) => this.navigate({ name: "room", id: room }),
+      notify: (entry) => challengeNotifier.notify(t("app.title"), t("challenge.notifyText", { name: entry.from.handle }), getLang(), direction(getLang()), "gin-rummy-challenge"),
+    });
   }
 
   // --- start ---------------------------------------------------------------------------------
@@ -202,6 +213,7 @@ export class App implements AppActions {
     }
     this.session.start();
     this.enterRoute(route);
+    this.challenges.start();
   }
 
   // --- language ------------------------------------------------------------------------------
@@ -970,6 +982,10 @@ export class App implements AppActions {
       const left = Math.max(0, Math.ceil(deadline - Date.now() / 1000));
       clock.textContent = t("table.clock", { n: left });
     }
+    for (const left of this.root.querySelectorAll<HTMLElement>("[data-challenge-until]")) {
+      const seconds = Math.max(0, Math.ceil((Number(left.dataset.challengeUntil) - Date.now()) / 1000));
+      left.textContent = t("challenge.left", { n: seconds });
+    }
     const countdown = this.root.querySelector<HTMLElement>("[data-testid=away-countdown]");
     if (countdown) {
       const until = Number(countdown.dataset.until);
@@ -980,7 +996,12 @@ export class App implements AppActions {
 
   /** "● Your turn — Gin Rummy" while the match waits for the player's move. */
   private showTurnInTitle(): void {
-    const title = playerToAct(this.view) ? t("title.yourTurn", { title: t("app.title") }) : t("app.title");
+    const challenge = this.challenges.received[0];
+    const title = challenge
+      ? t("title.challenge", { name: challenge.from.handle, title: t("app.title") })
+      : playerToAct(this.view)
+        ? t("title.yourTurn", { title: t("app.title") })
+        : t("app.title");
     if (document.title !== title) document.title = title;
   }
 
@@ -1030,6 +1051,8 @@ export class App implements AppActions {
     clear(this.root);
     this.showTurnInTitle();
     this.root.append(renderHeader(this));
+    const challenges = renderChallengeBanner(this.challenges);
+    if (challenges) this.root.append(challenges);
     const main = h("main", { id: "main", class: `page page-${this.route.name}`, tabindex: "-1" });
     switch (this.route.name) {
       case "lobby":

@@ -4,6 +4,7 @@ import "./styles/cards.css";
 import "./styles/talk.css";
 import "./styles/report.css";
 import "./styles/invite.css";
+import "./styles/challenges.css";
 import "./styles/theme.css";
 import "./styles/settings.css";
 import "./styles/layout.css";

@@ -39,11 +39,11 @@ export class TurnNotifier {
   }
 
   /** Tell a player who is looking at another tab; nothing when this tab is seen. */
-  notify(title: string, body: string, lang: string, dir: "ltr" | "rtl"): void {
+  notify(title: string, body: string, lang: string, dir: "ltr" | "rtl", tag = "gin-rummy-turn"): void {
     if (!this.api || this.api.permission !== "granted" || document.visibilityState !== "hidden") return;
     this.clear();
     try {
-      const shown = new this.api(title, { body, lang, dir, tag: "gin-rummy-turn" });
+      const shown = new this.api(title, { body, lang, dir, tag });
       shown.onclick = () => {
         window.focus();
         shown.close();

@@ -28,6 +28,7 @@ from redis.exceptions import NoPermissionError, ResponseError
 
 from client.session import Session
 from server.store import FeedReconnected, RoomUpdate, Store, StoreConfig, redact
+from server.store.challenges import ChallengeTerms
 from server.store.direct import DirectConnection
 from server.store.friends import FriendLimits
 from server.store.resp import supports
@@ -239,6 +240,23 @@ async def test_the_acl_user_may_keep_friends_and_presence(tls_store: Store) -> N
     assert card is None  # no handle: a guest is nobody's friend
     await tls_store.drop_presence("p1", "pAda")
     assert not (await tls_store.presence_of("pAda")).online
+
+
+async def test_the_acl_user_may_keep_challenges(tls_store: Store) -> None:
+    """The documented ACL names the challenges' keys (``server.keys``)."""
+    await tls_store.create_player("pAda", "hash", "Ada")
+    terms = ChallengeTerms(rated=False, turn_seconds=30)
+    assert await tls_store.count_challenge("pAda", 5, 60)
+    assert await tls_store.challenge_setting("pAda") is None
+    await tls_store.set_challenge_setting("pAda", "everyone")
+    word = await tls_store.send_challenge("c1", "pAda", "pBob", terms, 1, 60_001, 60_000, 3)
+    assert word == "sent"
+    received, _ = await tls_store.challenge_lists("pBob", 2)
+    assert [record.id for record in received] == ["c1"]
+    assert await tls_store.answer_challenge("decline", received[0], 3) == "ok"
+    _, sent = await tls_store.challenge_lists("pAda", 4)
+    assert [record.state for record in sent] == ["declined"]
+    assert not await tls_store.are_friends("pAda", "pBob")
 
 
 async def test_client_certificates_where_redis_asks_for_them(tls_files: TlsFiles) -> None:

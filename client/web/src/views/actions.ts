@@ -9,6 +9,7 @@ import type { ConnStatus, Session } from "../session";
 import type { SavedMatch, Stats } from "../storage";
 import type { QuickMessage, Talk } from "../talk";
 import type { ReportTarget, Reporting } from "../reporting";
+import type { ChallengeInbox } from "../challenges";
 
 export type PickMode = "knock" | "gin" | null;
 
@@ -117,6 +118,8 @@ export interface AppActions {
   /** Ask for the review of a finished hand (review_hand); resolves with where it stands. */
   reviewHand(hand: string): Promise<Record<string, unknown>>;
   /** Reports and blocks (views/report.ts): the table's menu and the report dialog. */
+  /** Challenges to and from the player (challenges.ts), on every page. */
+  readonly challenges: ChallengeInbox;
   readonly reporting: Pick<Reporting, "menuFor" | "dialog" | "toggleMenu" | "open" | "close" | "choose" | "pick">;
   /** Send the report the dialog holds; block a player (after asking). */
   sendReport(): Promise<void>;

@@ -1,7 +1,8 @@
 // Friends on a profile page: one's own page lists the friends with their presence (online,
 // playing with a watch link where the room is public, offline since when), the requests to
 // answer (accept, decline) and those sent (take back), and asks by handle; another account
-// holder's page has a button to ask them (or accept their request, or remove them). The list
+// holder's page has a button to ask them (or accept their request, or remove them); each
+// friend has a Challenge button (casual, the server's turn clock: views/challenges.ts). The list
 // comes from /api/friends with this browser's token and is read again every second while the
 // page is shown, so a friend's presence changes here within about a second (docs/protocol.md
 // "Friends and presence").
@@ -138,6 +139,8 @@ function friendRow(app: AppActions, state: FriendsState, friend: Friend): HTMLEl
     profileLink(app, friend.handle),
     " ",
     presenceLine(app, friend.presence),
+    " ",
+    h("button", { disabled: app.challenges.busy, "data-testid": "friend-challenge", onclick: () => void app.challenges.send(friend.handle, false, app.session.defaultTurnSeconds ?? 30, false) }, t("challenge.send")),
     " ",
     button(app, state, "friend-remove", "friends.remove", () => removeFriend(state.token, friend.handle)),
   );

@@ -10,6 +10,7 @@ import { getLang, t, type MessageKey } from "../i18n";
 import { seatName } from "../names";
 import type { AppActions } from "./actions";
 import { renderBlocks, type BlocksState } from "./blocks";
+import { renderChallengeForm, renderChallengeSetting } from "./challenges";
 import { bdi, ratingChangeText, say } from "./common";
 import { renderFriends, type FriendsState } from "./friends";
 import { renderRatingChart } from "./rating-chart";
@@ -151,6 +152,11 @@ export function renderProfile(app: AppActions, state: ProfileState | null): HTML
         : h("p", { class: "hint", "data-testid": "profile-no-matches" }, t("profile.noMatches")),
     ),
     renderFriends(app, profile, state.friends),
+    app.handle !== null && !profile.guest && profile.handle
+      ? profile.me
+        ? renderChallengeSetting(app, app.challenges)
+        : renderChallengeForm(app, app.challenges, profile.handle)
+      : null,
     renderBlocks(app, profile, state.blocks),
     !profile.me && profile.handle && state.blocks ? h("p", { class: "report-row" }, renderReportButton(app, [{ name: profile.handle, who: { handle: profile.handle } }])) : null,
     h("button", { "data-key": "back-lobby", onclick: () => app.navigate({ name: "lobby" }) }, t("match.lobby")),

@@ -1,0 +1,198 @@
+// Challenges on the page (challenges.ts keeps them): the banner every page shows while there is
+// a challenge to answer (Accept, Decline, the seconds left) or one's own waits or was answered
+// (Cancel, or what became of it); the "Challenge" form on another account holder's profile
+// (rated or casual, the turn clock, the refusal said there); and on one's own profile who may
+// challenge one, and the button that allows notifications while the tab is hidden.
+
+import type { ChallengeTerms, ChallengeWho, ReceivedChallenge, SentChallenge } from "../account";
+import type { ChallengeInbox } from "../challenges";
+import { h } from "../dom";
+import { t, type MessageKey } from "../i18n";
+import type { AppActions } from "./actions";
+import { bdi, say } from "./common";
+
+/** The choice of turn clock a challenge offers (s; 0: none), as the lobby's. */
+export const CHALLENGE_CLOCKS = [0, 30, 60, 120];
+
+const ERRORS: Record<string, MessageKey> = {
+  challenge_refused: "challenge.refused",
+  too_many_challenges: "challenge.tooMany",
+  too_many_challenge_requests: "challenge.limited",
+  no_challenge: "challenge.gone",
+  challenge_timed_out: "challenge.timedOut",
+  too_many_rooms: "challenge.rooms",
+  unknown_handle: "friends.unknown",
+  invalid_argument: "friends.self",
+};
+
+function termsLine(terms: ChallengeTerms, until: number | undefined): HTMLElement {
+  const left = Math.max(0, Math.ceil(((until ?? Date.now()) - Date.now()) / 1000));
+  return h(
+    "span",
+    { class: "hint challenge-terms", "data-testid": "challenge-terms", "data-rated": String(terms.rated), "data-turn-seconds": String(terms.turn_seconds) },
+    t(terms.rated ? "challenge.rated" : "challenge.casual"),
+    " · ",
+    terms.turn_seconds ? t("options.clockOn", { n: terms.turn_seconds }) : t("options.clockOff"),
+    " · ",
+    h("span", { "data-challenge-until": String(until ?? Date.now()), "data-testid": "challenge-left" }, t("challenge.left", { n: left })),
+  );
+}
+
+function who(name: string | null, handle: string | null): HTMLElement | string {
+  return bdi(handle ?? name ?? "?");
+}
+
+function receivedRow(inbox: ChallengeInbox, entry: ReceivedChallenge): HTMLElement {
+  return h(
+    "li",
+    { class: "challenge received", "data-testid": "challenge-received", "data-id": entry.id, "data-handle": entry.from.handle },
+    h("strong", null, ...say("challenge.from", { name: who(entry.from.name, entry.from.handle) })),
+    " ",
+    termsLine(entry, inbox.until.get(entry.id)),
+    " ",
+    h("button", { class: "primary", disabled: inbox.busy, "data-key": `challenge-accept-${entry.id}`, "data-testid": "challenge-accept", onclick: () => void inbox.accept(entry.id) }, t("challenge.accept")),
+    " ",
+    h("button", { disabled: inbox.busy, "data-key": `challenge-decline-${entry.id}`, "data-testid": "challenge-decline", onclick: () => void inbox.decline(entry.id) }, t("challenge.decline")),
+  );
+}
+
+const OUTCOMES: Partial<Record<SentChallenge["state"], MessageKey>> = {
+  declined: "challenge.declined",
+  expired: "challenge.expired",
+  failed: "challenge.failed",
+};
+
+function sentRow(inbox: ChallengeInbox, entry: SentChallenge): HTMLElement {
+  const name = who(entry.to.name, entry.to.handle);
+  const outcome = OUTCOMES[entry.state];
+  if (outcome) {
+    return h(
+      "li",
+      { class: "challenge outcome", role: "alert", "data-testid": "challenge-outcome", "data-state": entry.state, "data-id": entry.id },
+      h("span", null, ...say(outcome, { name })),
+      " ",
+      h("button", { "data-testid": "challenge-close", onclick: () => inbox.close(entry.id) }, t("challenge.close")),
+    );
+  }
+  return h(
+    "li",
+    { class: "challenge waiting", "data-testid": "challenge-sent", "data-id": entry.id, "data-state": entry.state },
+    h("span", null, ...say("challenge.waiting", { name })),
+    " ",
+    termsLine(entry, inbox.until.get(entry.id)),
+    " ",
+    h("button", { disabled: inbox.busy, "data-testid": "challenge-cancel", onclick: () => void inbox.cancel(entry.id) }, t("challenge.cancel")),
+  );
+}
+
+function errorLine(inbox: ChallengeInbox, testid: string): HTMLElement | null {
+  if (!inbox.error) return null;
+  return h(
+    "p",
+    { class: "error", role: "alert", "data-testid": testid, "data-code": inbox.error },
+    t(ERRORS[inbox.error] ?? "challenge.failedSend"),
+    " ",
+    h("button", { "data-testid": "challenge-error-close", onclick: () => inbox.close(null) }, t("challenge.close")),
+  );
+}
+
+/** The banner every page shows above its content while there is a challenge to tell of. */
+export function renderChallengeBanner(inbox: ChallengeInbox): HTMLElement | null {
+  const sent = inbox.shownSent;
+  const answerError = inbox.error && inbox.errorFor === null;
+  if (!inbox.received.length && !sent.length && !answerError) return null;
+  return h(
+    "section",
+    { class: "challenge-banner", "aria-label": t("challenge.title"), "data-testid": "challenge-banner" },
+    h("ul", { class: "challenge-list" }, inbox.received.map((entry) => receivedRow(inbox, entry)), sent.map((entry) => sentRow(inbox, entry))),
+    answerError ? errorLine(inbox, "challenge-error") : null,
+  );
+}
+
+interface FormState {
+  rated: boolean;
+  clock: number | null;
+}
+
+const FORMS = new WeakMap<ChallengeInbox, FormState>();
+
+function formState(inbox: ChallengeInbox): FormState {
+  let state = FORMS.get(inbox);
+  if (!state) {
+    state = { rated: false, clock: null };
+    FORMS.set(inbox, state);
+  }
+  return state;
+}
+
+/** The "Challenge" form on another account holder's profile. */
+export function renderChallengeForm(app: AppActions, inbox: ChallengeInbox, handle: string): HTMLElement {
+  const form = formState(inbox);
+  const clock = form.clock ?? app.session.defaultTurnSeconds ?? 30;
+  const choices = [...new Set([...CHALLENGE_CLOCKS, clock])].sort((a, b) => a - b);
+  const mine = inbox.errorFor !== null && inbox.errorFor.toLocaleLowerCase() === handle.toLocaleLowerCase();
+  const sent = inbox.sentTo !== null && inbox.sentTo.toLocaleLowerCase() === handle.toLocaleLowerCase();
+  return h(
+    "section",
+    { class: "panel challenge-form", "aria-labelledby": "h-challenge", "data-testid": "challenge-form" },
+    h("h2", { id: "h-challenge" }, t("challenge.sendTitle")),
+    h(
+      "label",
+      { class: "check" },
+      h("input", { type: "checkbox", "data-testid": "challenge-rated", checked: form.rated, onchange: (event: Event) => (form.rated = (event.target as HTMLInputElement).checked) }),
+      " ",
+      t("challenge.ratedOption"),
+    ),
+    " ",
+    h(
+      "label",
+      null,
+      t("options.clockLabel"),
+      " ",
+      h(
+        "select",
+        { "data-testid": "challenge-clock", onchange: (event: Event) => (form.clock = Number((event.target as HTMLSelectElement).value)) },
+        choices.map((n) => h("option", { value: String(n), selected: clock === n }, n ? t("options.clockOn", { n }) : t("options.clockOff"))),
+      ),
+    ),
+    " ",
+    h("button", { class: "primary", disabled: inbox.busy, "data-key": "challenge-send", "data-testid": "challenge-send", onclick: () => void inbox.send(handle, form.rated, form.clock ?? clock) }, t("challenge.send")),
+    sent && !mine ? h("p", { class: "hint", role: "status", "data-testid": "challenge-sent-note" }, t("challenge.sent")) : null,
+    mine ? errorLine(inbox, "challenge-form-error") : null,
+  );
+}
+
+const WHO: [ChallengeWho, MessageKey][] = [
+  ["friends", "challenge.whoFriends"],
+  ["everyone", "challenge.whoEveryone"],
+  ["nobody", "challenge.whoNobody"],
+];
+
+function notifyControl(app: AppActions): HTMLElement | null {
+  if (typeof Notification === "undefined") return null;
+  if (Notification.permission === "granted") return h("p", { class: "hint", "data-testid": "challenge-notify-on" }, t("challenge.notifyOn"));
+  if (Notification.permission === "denied") return null;
+  return h("button", { "data-testid": "challenge-notify", onclick: () => void Notification.requestPermission().then(() => app.render()) }, t("challenge.notify"));
+}
+
+/** One's own profile: who may challenge one, and the notifications' button. */
+export function renderChallengeSetting(app: AppActions, inbox: ChallengeInbox): HTMLElement {
+  const current = inbox.who ?? "friends";
+  return h(
+    "section",
+    { class: "panel", "aria-labelledby": "h-challenge-who", "data-testid": "challenge-setting" },
+    h("h2", { id: "h-challenge-who" }, t("challenge.title")),
+    h(
+      "label",
+      null,
+      t("challenge.who"),
+      " ",
+      h(
+        "select",
+        { "data-testid": "challenge-who", disabled: inbox.busy || inbox.who === null, onchange: (event: Event) => void inbox.setWho((event.target as HTMLSelectElement).value as ChallengeWho) },
+        WHO.map(([value, key]) => h("option", { value, selected: current === value }, t(key))),
+      ),
+    ),
+    notifyControl(app),
+  );
+}

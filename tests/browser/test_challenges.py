@@ -1,0 +1,245 @@
+"""Challenges in real headless Chromium, in English and Arabic: a friend challenges a player who
+sits at the table of another match (against the AI); the challenge shows there at once, over
+the table and in the tab's title, and accepting it takes both pages to the table of the new
+room (rated, with the clock asked for: from the profile's form in English; casual, from the
+friends list in Arabic). A blocked player's challenge, sent from the blocker's
+profile, is refused and the page says so. Screenshots: ``build/screenshots/challenge-sent-en.png``,
+``challenge-at-table-en.png``, ``challenge-accepted-en.png``, ``challenge-accepted-sender-en.png``,
+``challenge-refused-en.png`` and the same with ``-ar``; ``challenge-on-replay-en.png``. A
+challenge is also a notification while the tab is hidden, only where the player allowed them,
+and shows on a replay too; no page asks on its own."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from concurrent.futures import ThreadPoolExecutor
+
+from playwright.sync_api import Page, expect
+
+from client.session import Session
+from tests.browser.conftest import NewPage
+from tests.browser.helpers import ConsoleWatch, shot
+from tests.browser.scenes import finished_match, online
+from tests.browser.test_settings_sound import TAB_AND_NOTICES
+from tests.support.accounts import PASSWORD, acall, call, claim
+from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
+from tests.support.server_process import ServerProcess
+
+TEXT = {
+    "en": {
+        "from": "challenges you to a match",
+        "rated": "Rated",
+        "casual": "Casual",
+        "title": "⚔",
+        "refused": "This player takes no challenge from you now.",
+        "waiting": "Waiting for",
+    },
+    "ar": {
+        "from": "إلى مباراة",
+        "rated": "مصنّفة",
+        "casual": "ودّية",
+        "title": "⚔",
+        "refused": "لا يقبل هذا اللاعب تحدّيًا منك الآن.",
+        "waiting": "بانتظار ردّ",
+    },
+}
+
+
+def accounts(server: ServerProcess, handles: tuple[str, str, str]) -> list[str]:
+    """Three account holders: the first two friends, the third blocked by the second."""
+
+    async def run() -> list[str]:
+        tokens = []
+        for handle in handles:
+            guest = await Session.connect(server.ws_url, name=handle.split("_", maxsplit=1)[0])
+            await guest.close()
+            claimed = await claim(server.http_url, guest.token or "", handle, PASSWORD)
+            tokens.append(str(claimed["token"]))
+        base = server.http_url
+        status, reply = await acall(base, "/api/friends", {"handle": handles[1]}, token=tokens[0])
+        assert status == 200, reply
+        status, reply = await acall(
+            base, "/api/friends/accept", {"handle": handles[0]}, token=tokens[1]
+        )
+        assert status == 200, reply
+        status, reply = await acall(base, "/api/blocks", {"handle": handles[2]}, token=tokens[1])
+        assert status == 200, reply
+        return tokens
+
+    with ThreadPoolExecutor(1) as pool:  # its own event loop, away from Playwright's
+        return pool.submit(asyncio.run, run()).result(timeout=60)
+
+
+def as_player(page: Page, site: str, token: str, path: str) -> None:
+    page.goto(site + "/")
+    online(page)
+    page.evaluate("token => localStorage.setItem('gin.token', token)", token)
+    page.goto(site + path)
+    online(page)
+
+
+def room_of(page: Page) -> str:
+    match = re.search(r"/room/([A-Za-z0-9_-]+)", page.url)
+    assert match is not None, page.url
+    return match.group(1)
+
+
+def challenge_at_the_table_and_a_blocked_one(
+    new_page: NewPage,
+    console: ConsoleWatch,
+    server: ServerProcess,
+    lang: str,
+    handles: tuple[str, str, str],
+) -> None:
+    site = server.http_url
+    text = TEXT[lang]
+    ada_handle, bob_handle, _ = handles
+    ada_token, bob_token, cy_token = accounts(server, handles)
+    locale = "en-US" if lang == "en" else lang
+    ada, bob, cy = new_page(locale=locale), new_page(locale=locale), new_page(locale=locale)
+
+    # Bob sits at the table of a match against the AI
+    as_player(bob, site, bob_token, "/")
+    bob.get_by_test_id("play-ai-easy").click()
+    expect(bob).to_have_url(re.compile(r"/room/"))
+    expect(bob.get_by_test_id("table")).to_be_visible()
+    first_room = room_of(bob)
+
+    if lang == "en":  # Ada challenges him from his profile: rated, a minute a turn
+        rated, clock = "true", "60"
+        as_player(ada, site, ada_token, f"/@/{bob_handle}")
+        form = ada.get_by_test_id("challenge-form")
+        form.get_by_test_id("challenge-rated").check()
+        form.get_by_test_id("challenge-clock").select_option("60")
+        form.get_by_test_id("challenge-send").click()
+        expect(ada.get_by_test_id("challenge-sent-note")).to_be_visible()
+    else:  # from her friends list: casual, the server's turn clock
+        rated, clock = "false", "30"
+        as_player(ada, site, ada_token, f"/@/{ada_handle}")
+        friend = ada.locator(f"[data-testid=friend][data-handle='{bob_handle}']")
+        friend.get_by_test_id("friend-challenge").click()
+    expect(ada.get_by_test_id("challenge-sent")).to_contain_text(text["waiting"])
+    shot(ada, f"challenge-sent-{lang}")
+
+    # it shows on his table at once: the banner and the tab's title
+    received = bob.get_by_test_id("challenge-received")
+    expect(received).to_contain_text(ada_handle)
+    expect(received).to_contain_text(text["from"])
+    terms = received.get_by_test_id("challenge-terms")
+    expect(terms).to_contain_text(text["rated" if rated == "true" else "casual"])
+    expect(terms).to_have_attribute("data-rated", rated)
+    expect(terms).to_have_attribute("data-turn-seconds", clock)
+    expect(bob).to_have_title(re.compile(f"^{text['title']}.*{ada_handle}"))
+    expect(bob.get_by_test_id("table")).to_be_visible()  # still at his table
+    expect(bob.locator("html")).to_have_attribute("dir", "rtl" if lang == "ar" else "ltr")
+    shot(bob, f"challenge-at-table-{lang}")
+
+    received.get_by_test_id("challenge-accept").click()
+    expect(bob).not_to_have_url(re.compile(f"/room/{first_room}$"))
+    expect(bob).to_have_url(re.compile(r"/room/"))
+    new_room = room_of(bob)
+    expect(bob.get_by_test_id("challenge-banner")).to_have_count(0)
+    expect(bob.get_by_test_id("table")).to_be_visible()
+    expect(bob.get_by_test_id("table")).to_contain_text(ada_handle.split("_")[0])
+    shot(bob, f"challenge-accepted-{lang}")
+    # the sender's page goes to the same table by itself
+    expect(ada).to_have_url(re.compile(f"/room/{new_room}$"))
+    expect(ada.get_by_test_id("table")).to_be_visible()
+    expect(ada.get_by_test_id("table")).to_contain_text(bob_handle.split("_")[0])
+    shot(ada, f"challenge-accepted-sender-{lang}")
+
+    # Cy, whom Bob blocked, challenges him: refused, and his page says so
+    as_player(cy, site, cy_token, f"/@/{bob_handle}")
+    cy.get_by_test_id("challenge-send").click()
+    refusal = cy.get_by_test_id("challenge-form-error")
+    expect(refusal).to_have_attribute("data-code", "challenge_refused")
+    expect(refusal).to_contain_text(text["refused"])
+    expect(bob.get_by_test_id("challenge-banner")).to_have_count(0)
+    shot(cy, f"challenge-refused-{lang}")
+    # the browser reports the expected 403 of the refusal; nothing else may be there
+    expected = [e for e in console.errors if "403" in e and "/api/challenges'" in e]
+    assert len(expected) == 1, console.errors
+    console.errors.remove(expected[0])
+    for page in (ada, bob, cy):
+        page.close()
+
+
+def test_a_challenge_at_the_table_accepted_and_a_blocked_one_refused_in_english_and_arabic(
+    new_page: NewPage, console: ConsoleWatch, server_factory: ServerFactory
+) -> None:
+    server = server_factory(env=FAST_CLIENT_ENV)
+    challenge_at_the_table_and_a_blocked_one(
+        new_page, console, server, "en", ("Ada_Chall", "Bob_Chall", "Cy_Chall")
+    )
+    challenge_at_the_table_and_a_blocked_one(
+        new_page, console, server, "ar", ("Ada_Tahaddi", "Bob_Tahaddi", "Cy_Tahaddi")
+    )
+
+
+# The tab's visibility as the test says (headless Chromium shows every page), Chromium's own
+# notifications counted as they are made, and every permission prompt the page asks for.
+ASKED = """
+(() => {
+  window.__asked = 0;
+  const ask = Notification.requestPermission.bind(Notification);
+  Notification.requestPermission = (...args) => { window.__asked += 1; return ask(...args); };
+})();
+"""
+
+
+def challenge_by_http(server: ServerProcess, token: str, handle: str) -> str:
+    status, reply = call(server.http_url, "/api/challenges", {"handle": handle}, token=token)
+    assert status == 200, reply
+    return str(reply["challenge"]["id"])
+
+
+def test_a_challenge_is_a_notification_only_while_the_tab_is_hidden_and_allowed(
+    new_page: NewPage, server_factory: ServerFactory
+) -> None:
+    server = server_factory(env=FAST_CLIENT_ENV)
+    site = server.http_url
+    handles = ("Ada_Notice", "Bob_Notice", "Cy_Notice")
+    ada_token, bob_token, cy_token = accounts(server, handles)
+    bob = new_page(permissions=["notifications"])  # allowed before
+    cy = new_page()  # never allowed: the page asks nothing on its own
+    for page, token in ((bob, bob_token), (cy, cy_token)):
+        page.add_init_script(TAB_AND_NOTICES)
+        page.add_init_script(ASKED)
+        as_player(page, site, token, "/")
+    status, reply = call(site, "/api/challenges/setting", {"who": "everyone"}, token=cy_token)
+    assert status == 200, reply
+
+    # seen: the banner, no notification
+    first = challenge_by_http(server, ada_token, handles[1])
+    expect(bob.locator(f"[data-testid=challenge-received][data-id='{first}']")).to_be_visible()
+    assert bob.evaluate("window.__notes") == []
+    bob.get_by_test_id("challenge-decline").click()
+    expect(bob.get_by_test_id("challenge-banner")).to_have_count(0)
+
+    # hidden: the notification too
+    bob.evaluate("window.__setHidden(true)")
+    challenge_by_http(server, ada_token, handles[1])
+    bob.wait_for_function("() => window.__notes.length > 0")
+    notes = bob.evaluate("window.__notes")
+    assert [(n["title"], n["body"]) for n in notes] == [
+        ("Gin Rummy", "Ada_Notice challenges you to a match")
+    ]
+    expect(bob).to_have_title(re.compile("^⚔ Ada_Notice challenges you"))
+
+    # hidden and not allowed: the banner and the title, no notification, and no prompt
+    cy.evaluate("window.__setHidden(true)")
+    challenge_by_http(server, ada_token, handles[2])
+    expect(cy.get_by_test_id("challenge-received")).to_have_count(1)
+    expect(cy).to_have_title(re.compile("^⚔ Ada_Notice"))
+    assert cy.evaluate("window.__notes") == []
+    room, _ = finished_match(server, target=1)
+    cy.goto(f"{site}/replay/{room}-1")  # on a replay too
+    online(cy)
+    expect(cy.get_by_test_id("challenge-received")).to_contain_text("Ada_Notice")
+    shot(cy, "challenge-on-replay-en")
+    cy.goto(f"{site}/@/{handles[2]}")  # the profile offers the permission; asks only on a click
+    online(cy)
+    expect(cy.get_by_test_id("challenge-notify")).to_be_visible()
+    assert cy.evaluate("window.__asked") == 0
+    assert bob.evaluate("window.__asked") == 0
