@@ -24,7 +24,7 @@ from server.blocking import either_blocks
 from server.presence import presence_entry
 from server.store import Store
 from server.store.friends import FriendCard, FriendChange, FriendLimits
-from server.targets import named_player, player_by_handle
+from server.targets import opponent_at, player_by_handle
 
 #: The most friends of one player.
 MAX_FRIENDS = 200
@@ -74,7 +74,10 @@ class Friends:
 
     async def _asked(self, me: str, data: dict[str, Any]) -> str:
         """The player a request names, by handle or from the table; an account holder."""
-        other = await named_player(self._store, me, data)
+        if "room" in data or "seat" in data:
+            other = await opponent_at(self._store, me, data.get("room"), data.get("seat"))
+        else:
+            other = await player_by_handle(self._store, data.get("handle"))
         if other == me:
             raise AccountError(ErrorCode.INVALID_ARGUMENT, "a player cannot befriend themselves")
         player = await self._store.get_player(other)
