@@ -4,7 +4,7 @@
 # and docker-compose.yml name are built locally from Debian (debootstrap) and tagged with
 # those names:
 #   python:3.11-slim-bookworm  Debian's Python 3.11 with pip and venv
-#   node:20-bookworm-slim      Node 20 and npm from Debian trixie
+#   node:20-bookworm-slim      Node 20 from Debian trixie, npm from the npm registry
 #   redis:7-alpine             Debian's Redis 7 in /data, protected mode off without a config
 #   nginx:1.27-alpine          Debian's nginx reading conf.d
 # They trust this machine's CA bundle, so that builds inside the engine reach the package
@@ -70,6 +70,9 @@ start=$SECONDS
 if [ "$(label_of "$BASE")" != "$HASH" ]; then
     build_base
 fi
+# The images are built side by side (each mostly waits on its package downloads), then
+# each build's result is read: a failed one shows its log's tail.
+declare -A BUILDS=()
 for tag in "${!IMAGES[@]}"; do
     current="$(label_of "$tag")"
     if [ "$current" = "$HASH" ]; then
@@ -82,7 +85,16 @@ for tag in "${!IMAGES[@]}"; do
     name="${IMAGES[$tag]}"
     echo "standins: building $tag"
     docker build --quiet --label "$LABEL=$HASH" -t "$tag" \
-        -f "$HERE/standins/$name.Dockerfile" "$HERE/standins" >"$STATE/standin-$name.log" 2>&1 \
-        || { tail -30 "$STATE/standin-$name.log" >&2; exit 1; }
+        -f "$HERE/standins/$name.Dockerfile" "$HERE/standins" >"$STATE/standin-$name.log" 2>&1 &
+    BUILDS[$name]=$!
 done
+failed=0
+for name in "${!BUILDS[@]}"; do
+    if ! wait "${BUILDS[$name]}"; then
+        echo "standins: building the $name stand-in failed ($STATE/standin-$name.log):" >&2
+        tail -30 "$STATE/standin-$name.log" >&2
+        failed=1
+    fi
+done
+[ "$failed" = 0 ] || exit 1
 echo "standins: ready ($HASH) in $((SECONDS - start)) s"
