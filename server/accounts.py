@@ -82,6 +82,16 @@ class Accounts:
             raise AccountError(ErrorCode.BAD_TOKEN, "unknown or revoked token", 401)
         return account
 
+    async def holder(self, token: str | None, what: str) -> str:
+        """The player id of the account holder a bearer token belongs to; a guest is refused
+        ``account_required`` ("``what`` are for account holders")."""
+        account = await self.authenticate(token)
+        if account.handle is None:
+            raise AccountError(
+                ErrorCode.ACCOUNT_REQUIRED, f"{what} are for account holders: claim a handle", 403
+            )
+        return account.player_id
+
     async def me(self, token: str | None) -> dict[str, Any]:
         account = await self.authenticate(token)
         rooms = await self._store.player_rooms(account.player_id)

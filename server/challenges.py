@@ -77,14 +77,7 @@ class Challenges:
         self._settings = settings
 
     async def _member(self, token: str | None) -> str:
-        account = await self._accounts.authenticate(token)
-        if account.handle is None:
-            raise AccountError(
-                ErrorCode.ACCOUNT_REQUIRED,
-                "challenges are for account holders: claim a handle",
-                403,
-            )
-        return account.player_id
+        return await self._accounts.holder(token, "challenges")
 
     def _terms(self, data: dict[str, Any]) -> ChallengeTerms:
         rated = data.get("rated", False)

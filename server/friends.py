@@ -59,12 +59,7 @@ class Friends:
         self._accounts = accounts
 
     async def _member(self, token: str | None) -> str:
-        account = await self._accounts.authenticate(token)
-        if account.handle is None:
-            raise AccountError(
-                ErrorCode.ACCOUNT_REQUIRED, "friends are for account holders: claim a handle", 403
-            )
-        return account.player_id
+        return await self._accounts.holder(token, "friends")
 
     async def _other(self, me: str, data: dict[str, Any]) -> str:
         other = await player_by_handle(self._store, data.get("handle"))

@@ -21,6 +21,15 @@ def online(page: Page) -> None:
     expect(page.get_by_test_id("connection")).to_have_attribute("data-status", "online")
 
 
+def as_player(page: Page, site: str, token: str, path: str) -> None:
+    """The page signed in as the player of ``token`` (this browser keeps it), at ``path``."""
+    page.goto(site + "/")
+    online(page)
+    page.evaluate("token => localStorage.setItem('gin.token', token)", token)
+    page.goto(site + path)
+    online(page)
+
+
 @dataclass
 class PrivateRoom:
     """A private room a scripted host opened: its id, invite code and watch token (none

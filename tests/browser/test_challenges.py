@@ -20,7 +20,7 @@ from playwright.sync_api import Page, expect
 from client.session import Session
 from tests.browser.conftest import NewPage
 from tests.browser.helpers import ConsoleWatch, shot
-from tests.browser.scenes import finished_match, online
+from tests.browser.scenes import as_player, finished_match, online
 from tests.browser.test_settings_sound import TAB_AND_NOTICES
 from tests.support.accounts import PASSWORD, acall, call, claim
 from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
@@ -69,14 +69,6 @@ def accounts(server: ServerProcess, handles: tuple[str, str, str]) -> list[str]:
 
     with ThreadPoolExecutor(1) as pool:  # its own event loop, away from Playwright's
         return pool.submit(asyncio.run, run()).result(timeout=60)
-
-
-def as_player(page: Page, site: str, token: str, path: str) -> None:
-    page.goto(site + "/")
-    online(page)
-    page.evaluate("token => localStorage.setItem('gin.token', token)", token)
-    page.goto(site + path)
-    online(page)
 
 
 def room_of(page: Page) -> str:

@@ -12,8 +12,8 @@ from playwright.sync_api import expect
 
 from tests.browser.conftest import NewPage
 from tests.browser.helpers import ConsoleWatch, shot, take_invite
-from tests.browser.scenes import bots_in_a_room, online
-from tests.browser.test_friends import as_player, two_accounts
+from tests.browser.scenes import as_player, bots_in_a_room, online
+from tests.browser.test_friends import two_accounts
 from tests.support.accounts import call
 from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
 from tests.support.server_process import ServerProcess

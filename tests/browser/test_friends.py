@@ -11,12 +11,12 @@ from __future__ import annotations
 import asyncio
 from concurrent.futures import ThreadPoolExecutor
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 
 from client.session import Session
 from tests.browser.conftest import NewPage
 from tests.browser.helpers import ConsoleWatch, shot
-from tests.browser.scenes import online
+from tests.browser.scenes import as_player
 from tests.support.accounts import PASSWORD, claim
 from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
 from tests.support.server_process import ServerProcess
@@ -37,14 +37,6 @@ def two_accounts(server: ServerProcess, handles: tuple[str, str]) -> tuple[str, 
 
     with ThreadPoolExecutor(1) as pool:  # its own event loop, away from Playwright's
         return pool.submit(asyncio.run, run()).result(timeout=60)
-
-
-def as_player(page: Page, site: str, token: str, path: str) -> None:
-    page.goto(site + "/")
-    online(page)
-    page.evaluate("token => localStorage.setItem('gin.token', token)", token)
-    page.goto(site + path)
-    online(page)
 
 
 def ask_accept_and_see_each_other(
