@@ -5,12 +5,9 @@ figures of a tiny run mean nothing, and nothing here is timed."""
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 
-from bench.load.processes import ROOT
+from tests.bench.tiny_load import bench_run
 
 
 def number(pattern: str, text: str) -> int:
@@ -20,20 +17,11 @@ def number(pattern: str, text: str) -> int:
 
 
 def test_a_short_soak_plays_the_mixed_load_and_prints_its_rows_and_totals() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "bench.soak", "--minutes", "0.3", "--ai-rooms", "2",
-         "--human-rooms", "2", "--split", "1", "--watchers", "1", "--drop-every", "4",
-         "--sample-every", "3", "--abandoned", "2", "--target", "10", "--think", "0.1",
-         "--grace", "2"],
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        capture_output=True,
-        text=True,
-        timeout=400,
-        check=False,
+    out = bench_run(
+        "bench.soak", "--minutes", "0.3", "--ai-rooms", "2", "--human-rooms", "2", "--split",
+        "1", "--watchers", "1", "--drop-every", "4", "--sample-every", "3", "--abandoned", "2",
+        "--target", "10", "--think", "0.1", "--grace", "2", timeout=400,
     )  # fmt: skip
-    out = done.stdout
-    assert done.returncode == 0, out + done.stderr
     rows = [line for line in out.splitlines() if re.match(r"\s+\d+\.\d(\s+\d+\.\d MiB){4}", line)]
     assert len(rows) >= 6, out  # the first one, then one every 3 s of 18
     moves = number(r"(\d+) matches, (?:\d+) moves", out), number(r"matches, (\d+) moves", out)
