@@ -534,7 +534,12 @@ async def test_the_cluster_profile_forms_the_cluster_and_serves_a_match(
             room = created.result["room"]
             played = await _play(ada, room, "ada-cluster", deployment)
         assert played.final["status"] == "finished" and played.final["forfeit"] is None
-        status, body = await asyncio.to_thread(http_get, f"{deployment.http(1)}/api/hands/{room}-1")
+        # the committing process writes the hand's record just after the commit the final
+        # view came from (server/commits.py, write_records): read it once it is there
+        hand = f"{deployment.http(1)}/api/hands/{room}-1"
+        status, body = await eventually(
+            lambda: asyncio.to_thread(http_get, hand), lambda got: got[0] == 200, timeout=10
+        )
         assert status == 200, body[:200]
     finally:
         await ada.close()
