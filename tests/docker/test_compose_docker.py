@@ -73,8 +73,12 @@ TARGET = 50
 #: The runtime image's size target (the stand-in base images here are Debian's, a little
 #: larger than the official slim ones).
 IMAGE_TARGET_BYTES = 250_000_000
-#: People pause before each move: the deployment's default rate limit is for people.
-THINK = 0.015
+#: People pause before each move: the deployment's default rate limit is for people
+#: (``GIN_RATE_PER_SECOND``, 20 requests a second per connection, a burst of 40). A pause of
+#: at least 1/20 s keeps each seat under it however fast its opponent answers, so the bucket
+#: is never emptied and the requests after the match (``stats``) are not refused; at 0.015 s
+#: a seat could make more than 20 a second, and a CI run's ``stats`` was refused rate_limited.
+THINK = 1 / 20 + 0.005
 #: The backup a previous release made (tests/server/store/test_upgrade.py plays it locally).
 UPGRADE_FIXTURE = ROOT / "tests" / "data" / "upgrade-72d70d3"
 #: Bob's moves before which the servers are restarted, then Redis killed: early, and in a
@@ -280,6 +284,8 @@ async def test_people_on_both_replicas_through_a_restart_and_a_redis_kill(
                 _play(cy, room, "cy", deployment),
             )
         assert set(events) == {"restart", "kill"}, f"the match ended first: {events}"
+        # at a person's pace, the deployment's rate limit never refuses a move
+        assert bob_play.rate_limited == cy_play.rate_limited == 0, (bob_play, cy_play)
         # both came back after the restart (a Redis restart does not cut the websockets)
         assert bob.connections >= 2 and cy.connections >= 2, (bob.connections, cy.connections)
         store = await Store.connect(f"redis://127.0.0.1:{deployment.redis}/0")
