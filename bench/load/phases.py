@@ -18,7 +18,7 @@ import msgpack
 from bench import engine_moves
 from bench.load.game_clients import GameLoad
 from bench.load.pair_clients import FloorPair, PairLoad
-from bench.load.processes import Child, Children, free_port
+from bench.load.processes import Child, Children
 from bench.load.profiles import start_py_spy, summarize_cprofile, summarize_py_spy
 from bench.load.report import Memory, Report
 from bench.load.servers import (
@@ -31,6 +31,7 @@ from bench.load.servers import (
 )
 from bench.load.stats import Processes, Stats, measure
 from bench.load.websocket import WSClient, bounded, close_all, open_ws
+from tests.support.ports import free_port
 from tests.support.tls import make_certificates, redis_tls_args
 
 

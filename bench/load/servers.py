@@ -11,7 +11,8 @@ import socket
 import time
 from pathlib import Path
 
-from bench.load.processes import PYTHON, ROOT, Child, Children, free_port
+from bench.load.processes import PYTHON, ROOT, Child, Children
+from tests.support.ports import free_port
 from tests.support.redis_cluster import RedisCluster
 
 WORKER_KEY = "bench-worker-key"

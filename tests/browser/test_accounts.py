@@ -17,7 +17,7 @@ from tests.browser.conftest import NewPage
 from tests.browser.helpers import shot
 from tests.browser.scenes import online
 from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
-from tests.support.server_process import free_port
+from tests.support.ports import free_port
 
 AUTHENTICATOR = {
     "protocol": "ctap2",

@@ -38,7 +38,8 @@ from tests.deploy.compose import (
     stage_image_tree,
 )
 from tests.support.polling import wait_until
-from tests.support.server_process import free_port, http_get
+from tests.support.ports import free_port
+from tests.support.server_process import http_get
 
 #: Inside the containers: where the server listens, and the services' names.
 CONTAINER_PORT = "8000"

@@ -8,13 +8,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import socket
 import subprocess
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from tests.support.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE_FILE = ROOT / "docker-compose.yml"
@@ -30,25 +31,7 @@ PROFILES = ("proxy", "cluster")
 
 def free_port_pair() -> int:
     """A port ``p`` of 127.0.0.1 with ``p`` and ``p + 1`` free (the two server replicas)."""
-    for _ in range(200):
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = int(probe.getsockname()[1])
-        if port >= 65535:
-            continue
-        with socket.socket() as other:
-            try:
-                other.bind(("127.0.0.1", port + 1))
-            except OSError:
-                continue
-        return port
-    raise RuntimeError("no two consecutive free ports on 127.0.0.1")
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+    return free_port(also=(1,))
 
 
 class ComposeError(AssertionError):

@@ -59,13 +59,13 @@ from tests.docker.compose_cli import (
     TLS_FILE,
     Compose,
     docker,
-    free_port,
     free_port_pair,
     process_users,
 )
 from tests.docker.conftest import Phases
 from tests.support.kept_accounts import check_kept, rated_holders
 from tests.support.polling import eventually
+from tests.support.ports import free_port
 from tests.support.server_process import http_get
 from tests.support.tls import make_certificates
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import socket
 from collections.abc import AsyncIterator
 
 import pytest
@@ -17,6 +16,7 @@ from starlette.websockets import WebSocket
 from websockets.asyncio.client import connect
 
 from server.ws import frame_writer
+from tests.support.ports import free_port
 
 FRAMES = [b"\x81\xa1t\xa3ack", b"\x81\xa1t\xa6update", b"x" * 70_000]
 
@@ -51,9 +51,7 @@ async def served() -> AsyncIterator[tuple[Served, int]]:
         finally:
             state.done.set()
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     config = uvicorn.Config(
         Starlette(routes=[WebSocketRoute("/ws", endpoint)]),
         host="127.0.0.1",

@@ -9,15 +9,14 @@ replica); ``close()`` stops every node and removes their folders.
 
 from __future__ import annotations
 
-import random
 import shutil
-import socket
 import subprocess
 import time
 from dataclasses import dataclass
 from types import TracebackType
 
 from server.keys import hash_slot
+from tests.support.ports import free_port
 from tests.support.redis_server import RedisServer, RedisServerError, _command
 from tests.support.tls import TlsFiles, redis_tls_args
 
@@ -28,20 +27,7 @@ _READY_TIMEOUT = 30.0
 
 def _cluster_port() -> int:
     """A free port whose cluster bus port (port + 10000) is free too."""
-    while True:
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-            sock.bind(("127.0.0.1", 0))
-            port: int = sock.getsockname()[1]
-        if port > 55535 or port == 6379:
-            port = random.randrange(20000, 30000)
-        try:
-            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-                sock.bind(("127.0.0.1", port))
-            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-                sock.bind(("127.0.0.1", port + 10000))
-        except OSError:
-            continue
-        return port
+    return free_port(also=(10_000,))
 
 
 def _node_id(port: int) -> str:

@@ -17,6 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
+from tests.support.ports import free_port
+
 __all__ = ["RedisServer", "RedisServerError", "redis_server_binary"]
 
 _START_TIMEOUT = 10.0
@@ -30,15 +32,6 @@ class RedisServerError(RuntimeError):
 def redis_server_binary() -> str | None:
     """The path of ``redis-server`` on PATH, or None."""
     return shutil.which("redis-server")
-
-
-def _free_port() -> int:
-    while True:
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-            sock.bind(("127.0.0.1", 0))
-            port: int = sock.getsockname()[1]
-        if port != 6379:
-            return port
 
 
 def _command(port: int, *args: str, timeout: float = 2.0) -> bytes:
@@ -85,7 +78,7 @@ class RedisServer:
         self.binary = found
         self.appendfsync = appendfsync
         self.extra_args = extra_args
-        self._pick_port = pick_port or _free_port
+        self._pick_port = pick_port or free_port
         self.port: int | None = None
         self.dir = Path(tempfile.mkdtemp(prefix="gin-redis-"))
         self.log_path = self.dir / "redis.log"

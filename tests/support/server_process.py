@@ -15,7 +15,6 @@ import contextlib
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -26,7 +25,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["WORKER_KEY", "ServerProcess", "ServerProcessError", "free_port", "http_get"]
+from tests.support.ports import free_port
+
+__all__ = ["WORKER_KEY", "ServerProcess", "ServerProcessError", "http_get"]
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKER_KEY = "test-worker-key"
@@ -47,13 +48,6 @@ TEST_LIMITS = {
 
 class ServerProcessError(RuntimeError):
     """The server process did not start, or died."""
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
 
 
 #: No proxy, whatever the environment says: the servers are on 127.0.0.1.

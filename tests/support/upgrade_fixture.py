@@ -29,8 +29,9 @@ from pathlib import Path
 from client.session import Session
 from tests.support.backups import admin, play_first_hand
 from tests.support.fixtures import FAST_CLIENT_ENV
+from tests.support.ports import free_port
 from tests.support.redis_server import RedisServer
-from tests.support.server_process import TEST_LIMITS, WORKER_KEY, free_port, http_get
+from tests.support.server_process import TEST_LIMITS, WORKER_KEY, http_get
 
 TEN_YEARS = str(10 * 365 * 24 * 3600)
 RETENTION = {

@@ -37,7 +37,8 @@ from tests.server.store.conftest import next_item
 from tests.support.backups import admin
 from tests.support.client_process import WorkerProcess
 from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
-from tests.support.redis_server import RedisServer, _command, _free_port
+from tests.support.ports import free_port
+from tests.support.redis_server import RedisServer, _command
 from tests.support.tls import TlsFiles, acl_from_docs, make_certificates, redis_tls_args
 
 USER, PASSWORD = "gin", "tls-test-Secret-4711"
@@ -58,7 +59,7 @@ class TlsRedis:
     """A redis-server with a TLS port (and its plain one for the test), the ACL user set."""
 
     def __init__(self, files: TlsFiles, *, clients: str = "no", extra: tuple[str, ...] = ()):
-        self.tls_port = _free_port()
+        self.tls_port = free_port()
         self.server = RedisServer(
             extra_args=(*redis_tls_args(files, self.tls_port, clients=clients), *extra)
         )

@@ -1,0 +1,47 @@
+"""The test servers' ports are never ones an outgoing connection can take meanwhile."""
+
+from __future__ import annotations
+
+import socket
+
+from tests.support.ports import free_port
+
+
+def _ephemeral_range() -> tuple[int, int]:
+    with open("/proc/sys/net/ipv4/ip_local_port_range") as source:
+        low, high = (int(part) for part in source.read().split())
+    return low, high
+
+
+def test_a_free_port_is_below_the_ephemeral_range_and_can_be_bound() -> None:
+    low, _ = _ephemeral_range()
+    for _ in range(50):
+        port = free_port()
+        assert 1024 < port < low, port
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", port))
+
+
+def test_the_ports_asked_for_beside_it_are_free_and_below_the_range_too() -> None:
+    low, _ = _ephemeral_range()
+    port = free_port(also=(1, 10_000))
+    assert port + 10_000 < low
+    for offset in (0, 1, 10_000):
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", port + offset))
+
+
+def test_a_port_in_use_is_not_chosen() -> None:
+    listeners = []
+    try:
+        taken = set()
+        for _ in range(20):
+            sock = socket.socket()
+            sock.bind(("127.0.0.1", free_port()))
+            sock.listen()
+            listeners.append(sock)
+            taken.add(sock.getsockname()[1])
+        assert all(free_port() not in taken for _ in range(200))
+    finally:
+        for sock in listeners:
+            sock.close()
