@@ -2,27 +2,26 @@
 (from the other's profile page in English, by handle on their own page in Arabic), the other
 accepts on their own page, and each then sees the other online in their friends list; when one
 closes their page, the other's list shows them offline with the time last seen, without a
-reload, within 2 s (the list is read again every second). Screenshots:
+reload (the list is read again every second; how soon, against the 2 s of issue 26, is
+measured by ``python -m bench.presence``, not asserted here). Screenshots:
 ``build/screenshots/friends-asked-en.png``, ``friends-online-en.png``,
 ``friends-offline-en.png`` and the same with ``-ar``."""
 
 from __future__ import annotations
 
 import asyncio
+import re
 from concurrent.futures import ThreadPoolExecutor
 
-from playwright.sync_api import expect
+from playwright.sync_api import WebSocketRoute, expect
 
 from client.session import Session
 from tests.browser.conftest import NewPage
 from tests.browser.helpers import ConsoleWatch, shot
-from tests.browser.scenes import as_player
-from tests.support.accounts import PASSWORD, claim
+from tests.browser.scenes import as_player, online
+from tests.support.accounts import PASSWORD, call, claim
 from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
 from tests.support.server_process import ServerProcess
-
-#: A friend's presence change reaches the other's page within this (ms; issue 26: 2 s).
-PRESENCE_MS = 2000
 
 
 def two_accounts(server: ServerProcess, handles: tuple[str, str]) -> tuple[str, str]:
@@ -84,16 +83,12 @@ def ask_accept_and_see_each_other(
     expect(bobs_ada.get_by_test_id("friend-presence")).to_have_attribute("data-state", "online")
 
     adas_bob = ada.locator(f"[data-testid=friend][data-handle='{bob_handle}']")
-    expect(adas_bob.get_by_test_id("friend-presence")).to_have_attribute(
-        "data-state", "online", timeout=PRESENCE_MS + 1000
-    )
+    expect(adas_bob.get_by_test_id("friend-presence")).to_have_attribute("data-state", "online")
     expect(ada.get_by_test_id("friend-asked")).to_have_count(0)
     shot(ada, f"friends-online-{lang}")
 
     bob.close()  # his page, and its websocket, gone: offline, seen just now
-    expect(adas_bob.get_by_test_id("friend-presence")).to_have_attribute(
-        "data-state", "offline", timeout=PRESENCE_MS
-    )
+    expect(adas_bob.get_by_test_id("friend-presence")).to_have_attribute("data-state", "offline")
     offline = {"en": "Offline", "ar": "غير متصل"}[lang]
     expect(adas_bob.get_by_test_id("friend-presence")).to_contain_text(offline)
     title = {"en": "Friends", "ar": "الأصدقاء"}[lang]
@@ -114,3 +109,61 @@ def test_a_friend_request_accepted_and_each_sees_the_other_online_in_english_and
     ask_accept_and_see_each_other(
         new_page, console, site, server, "ar", ("Ada_Sadiqa", "Bob_Sadiq")
     )
+
+
+class HeldServer:
+    """A page's websocket to the real server whose answers wait until ``release``."""
+
+    def __init__(self) -> None:
+        self.held: list[str | bytes] = []
+        self.route: WebSocketRoute | None = None
+        self.released = False
+
+    def __call__(self, route: WebSocketRoute) -> None:
+        self.route = route
+        server = route.connect_to_server()
+        route.on_message(server.send)  # the page's frames go through as they are
+        server.on_message(self._answer)
+
+    def _answer(self, message: str | bytes) -> None:
+        if self.released and self.route is not None:
+            self.route.send(message)
+        else:
+            self.held.append(message)
+
+    def release(self) -> None:
+        assert self.route is not None and self.held, "the page's hello was answered"
+        self.released = True
+        for message in self.held:
+            self.route.send(message)
+        self.held.clear()
+
+
+def test_the_friends_list_shows_when_the_handle_comes_after_the_profile(
+    new_page: NewPage, server_factory: ServerFactory
+) -> None:
+    """A page that has an account's token but not yet its handle (the handle comes with
+    ``hello``) draws the profile before ``hello`` is answered: the friends list is read once
+    the handle is known, without a reload (before, that page never showed it)."""
+    server = server_factory(env=FAST_CLIENT_ENV)
+    site = server.http_url
+    ada_token, bob_token = two_accounts(server, ("Ada_Early", "Bob_Early"))
+    status, reply = call(site, "/api/friends", {"handle": "Bob_Early"}, token=ada_token)
+    assert status == 200, reply
+    status, reply = call(site, "/api/friends/accept", {"handle": "Ada_Early"}, token=bob_token)
+    assert status == 200, reply
+
+    ada = new_page()
+    ada.goto(site + "/")
+    online(ada)
+    ada.evaluate("token => localStorage.setItem('gin.token', token)", ada_token)
+    server_side = HeldServer()
+    ada.route_web_socket(re.compile(r"/ws$"), server_side)
+    ada.goto(f"{site}/@/Ada_Early")
+    expect(ada.get_by_test_id("profile-blocks")).to_be_visible()  # her own profile, loaded
+    expect(ada.get_by_test_id("profile-friends")).to_have_count(0)
+
+    server_side.release()  # hello answered: the page learns its handle
+    online(ada)
+    friend = ada.locator("[data-testid=friend][data-handle='Bob_Early']")
+    expect(friend.get_by_test_id("friend-presence")).to_have_attribute("data-state", "offline")

@@ -192,6 +192,8 @@ export class App implements AppActions {
       },
       ready: () => {
         if (this.route.name === "lobby") this.loadLobby();
+        // a profile page shown before `hello` told the handle: its friends list now
+        if (this.route.name === "profile" && this.profile?.profile) void this.startFriends(this.profile).then(() => this.render());
         this.render();
       },
       said: (message) => this.heard(message.room, message.seat, message.phrase),
@@ -281,6 +283,18 @@ export class App implements AppActions {
     if (route.name !== "room") heading?.focus({ preventScroll: true });
   }
 
+  /** The profile page's friends list, read (and read again every second) once this browser is
+   * known to hold an account: when the profile is loaded, or when `hello` tells the handle if
+   * that came later (a page opened with a token whose handle it did not know yet). Once per
+   * page. */
+  private async startFriends(state: ProfileState): Promise<void> {
+    if (state.friendsStarted || this.handle === null || !this.persist.token) return;
+    state.friendsStarted = true;
+    const friends = await loadFriends(this, this.persist.token);
+    if (this.profile === state) state.friends = friends;
+    else stopFriends(friends);
+  }
+
   /** Fetch the profile of the route's handle (with this browser's token: a private room's
    * match is listed to its own players). */
   private async loadProfile(handle: string): Promise<void> {
@@ -290,8 +304,7 @@ export class App implements AppActions {
     try {
       state.profile = await fetchProfile(handle, this.persist.token);
       state.blocks = await loadBlocks(this.persist.token);
-      state.friends = this.profile === state ? await loadFriends(this, this.persist.token) : null;
-      if (this.profile !== state) stopFriends(state.friends);
+      if (this.profile === state) await this.startFriends(state);
     } catch (error) {
       state.error = error instanceof AccountError ? error.code : "failed";
     }

@@ -25,6 +25,8 @@ export interface ProfileState {
   blocks?: BlocksState | null;
   /** Friends (views/friends.ts): this browser's friends list, read again while shown. */
   friends?: FriendsState | null;
+  /** Whether its reading was started (`App.startFriends`): once per page. */
+  friendsStarted?: boolean;
 }
 
 function matchRow(app: AppActions, match: ProfileMatch): HTMLElement {
