@@ -1,7 +1,7 @@
 """The room an accepted challenge makes: a private room between the two, the sender in seat 0
-and the one challenged in seat 1, with the challenge's terms (rated or casual, the turn clock;
-the server's time bank with a clock), created and then joined like any private room, so its
-deal, turn clock and records follow the one path every room takes (``server.commits``)."""
+and the one challenged in seat 1, with the challenge's terms (rated or casual, the turn clock
+with the server's time bank, the match target), created and then joined like any private room,
+so its deal, turn clock and records follow the one path every room takes (``server.commits``)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import secrets
 import time
 from dataclasses import dataclass
 
+from protocol.scoring import MatchRules
 from server.commits import Commits
 from server.entropy import new_seed
 from server.limits import Limits
@@ -71,6 +72,7 @@ class ChallengeRooms:
             creator=Seat(player=sender, name=names[0]),
             seed=new_seed(),
             now=time.time(),
+            rules=MatchRules(target=terms.target),
             turn_seconds=turn_seconds,
             turn_bank=bank,
             watch_token=secrets.token_urlsafe(16),

@@ -1,6 +1,7 @@
 """Challenges: an account holder challenges a friend, or any account holder whose setting
-allows it, to a match (rated or casual, with a turn clock); the one challenged accepts (both
-are seated in a new room: ``server.challenge_rooms``) or declines, the sender may cancel, and
+allows it, to a match (rated or casual, with a turn clock, to a target of points); the one
+challenged accepts (both are seated in a new room: ``server.challenge_rooms``) or declines, the
+sender may cancel, and
 a challenge not answered within ``GIN_CHALLENGE_SECONDS`` (a minute) expires
 (``/api/challenges``, docs/protocol.md "Challenges").
 
@@ -24,6 +25,7 @@ import time
 from typing import Any, Literal, get_args
 
 from protocol.messages import ErrorCode
+from protocol.scoring import MATCH_TARGET
 from server.accounts import AccountError, Accounts
 from server.blocking import either_blocks
 from server.challenge_rooms import ChallengeRooms, new_challenge_room_id
@@ -44,6 +46,8 @@ CHALLENGE_WINDOW_SECONDS = 600
 KEEP_MS = 60_000
 #: The longest turn clock a challenge may ask for (s), as ``create_room``'s.
 MAX_TURN_SECONDS = 3600
+#: The most points a challenge's match may be played to, as ``create_room``'s rules.
+MAX_TARGET = 10_000
 
 WhoMayChallenge = Literal["friends", "everyone", "nobody"]
 WHO_MAY_CHALLENGE: tuple[WhoMayChallenge, ...] = get_args(WhoMayChallenge)
@@ -84,12 +88,18 @@ class Challenges:
         if not isinstance(rated, bool):
             raise AccountError(ErrorCode.INVALID_ARGUMENT, "rated: true or false")
         clock = data.get("turn_seconds", self._settings.default_turn_seconds)
-        if isinstance(clock, bool) or not isinstance(clock, int) or not 0 <= clock <= 3600:
+        if not _whole(clock, 0, MAX_TURN_SECONDS):
             raise AccountError(
                 ErrorCode.INVALID_ARGUMENT,
                 f"turn_seconds: a whole number of seconds, 0 to {MAX_TURN_SECONDS}",
             )
-        return ChallengeTerms(rated=rated, turn_seconds=clock)
+        target = data.get("target", MATCH_TARGET)
+        if not _whole(target, 1, MAX_TARGET):
+            raise AccountError(
+                ErrorCode.INVALID_ARGUMENT,
+                f"target: the points the match is played to, a whole number 1 to {MAX_TARGET}",
+            )
+        return ChallengeTerms(rated=rated, turn_seconds=clock, target=target)
 
     async def _may_challenge(self, me: str, other: str) -> bool:
         """Whether ``other`` takes a challenge from ``me``: no block either way, and their
@@ -104,7 +114,8 @@ class Challenges:
         return False
 
     async def send(self, token: str | None, data: dict[str, Any]) -> dict[str, Any]:
-        """Challenge the holder of ``handle`` with the ``rated`` and ``turn_seconds`` asked."""
+        """Challenge the holder of ``handle`` with the ``rated``, ``turn_seconds`` and
+        ``target`` asked."""
         me = await self._member(token)
         other = await player_by_handle(self._store, data.get("handle"))
         if other == me:
@@ -262,10 +273,16 @@ def _terms_entry(record: ChallengeRecord, now: int) -> dict[str, Any]:
         "id": record.id,
         "rated": record.terms.rated,
         "turn_seconds": record.terms.turn_seconds,
+        "target": record.terms.target,
         "at": record.at,
         "deadline": record.deadline,
         "seconds_left": max(0, (record.deadline - now + 999) // 1000),
     }
+
+
+def _whole(value: object, low: int, high: int) -> bool:
+    """Whether ``value`` is a whole number (not a boolean) from ``low`` to ``high``."""
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
 
 
 def _now_ms() -> int:

@@ -1,7 +1,7 @@
 -- challenges.lua: send or answer one challenge from SENDER to TARGET, whole or not at all.
 --
--- KEYS[1]  {challenges}:c:CID       the challenge: sender, target, rated, turn_seconds, at,
---                                   deadline (ms), state, room
+-- KEYS[1]  {challenges}:c:CID       the challenge: sender, target, rated, turn_seconds,
+--                                   match_target (points), at, deadline (ms), state, room
 -- KEYS[2]  {challenges}:open:ID     SENDER's open challenges: id -> deadline (ms)
 -- KEYS[3]  {challenges}:sent:ID     SENDER's challenges: id -> forgotten at (ms)
 -- KEYS[4]  {challenges}:in:TID      open challenges to TARGET: id -> deadline (ms)
@@ -11,7 +11,7 @@
 -- ARGV[4]  now (ms)
 -- send:    ARGV[5] deadline (ms), ARGV[6] kept this long past the deadline (ms),
 --          ARGV[7] most open challenges of one sender, ARGV[8] rated (0/1),
---          ARGV[9] turn seconds
+--          ARGV[9] turn seconds, ARGV[10] the points the match is played to
 -- accept:  ARGV[5] the room it makes (its id, before the room is created)
 --
 -- Returns one word:
@@ -37,7 +37,7 @@ if op == 'send' then
     return 'exists'
   end
   redis.call('HSET', KEYS[1], 'sender', sender, 'target', target, 'rated', ARGV[8],
-    'turn_seconds', ARGV[9], 'at', now, 'deadline', deadline, 'state', 'open')
+    'turn_seconds', ARGV[9], 'match_target', ARGV[10], 'at', now, 'deadline', deadline, 'state', 'open')
   redis.call('PEXPIRE', KEYS[1], deadline - now + keep)
   redis.call('ZADD', KEYS[2], deadline, id)
   redis.call('ZADD', KEYS[3], deadline + keep, id)

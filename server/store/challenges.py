@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from protocol.scoring import MATCH_TARGET
 from server import keys
 from server.store._base import StoreBase, as_text, check_positive
 
@@ -18,10 +19,12 @@ ChallengeAnswer = Literal["accept", "decline", "cancel"]
 
 @dataclass(frozen=True, slots=True)
 class ChallengeTerms:
-    """What a challenge asks for: rated or casual, and the turn clock (s; 0: none)."""
+    """What a challenge asks for: rated or casual, the turn clock (s; 0: none) and the
+    points the match is played to."""
 
     rated: bool
     turn_seconds: int
+    target: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +79,7 @@ class ChallengeOps(StoreBase):
                 int(check_positive(most_open, "most open")),
                 1 if terms.rated else 0,
                 int(terms.turn_seconds),
+                int(check_positive(terms.target, "target")),
             ],
         )
         return as_text(reply)
@@ -150,7 +154,8 @@ class ChallengeOps(StoreBase):
 
 def _record(challenge_id: str, raw: object) -> ChallengeRecord | None:
     """A challenge from its HGETALL reply (a dict from redis-py, a flat list from the direct
-    connection); None when gone or cut short."""
+    connection); None when gone or cut short. One sent by a process older than the match
+    target's field is to the default target, as its room was."""
     if isinstance(raw, dict):
         pairs = list(raw.items())
     else:
@@ -163,7 +168,9 @@ def _record(challenge_id: str, raw: object) -> ChallengeRecord | None:
             sender=fields["sender"],
             target=fields["target"],
             terms=ChallengeTerms(
-                rated=fields["rated"] == "1", turn_seconds=int(fields["turn_seconds"])
+                rated=fields["rated"] == "1",
+                turn_seconds=int(fields["turn_seconds"]),
+                target=int(fields.get("match_target", MATCH_TARGET)),
             ),
             at=int(fields["at"]),
             deadline=int(fields["deadline"]),

@@ -96,6 +96,7 @@ async def test_a_challenge_never_tells_presence_to_a_stranger_or_a_blocked_playe
             == {
                 "rated": False,
                 "turn_seconds": 30,
+                "target": 100,
                 "state": "open",
             }
         )

@@ -1,10 +1,11 @@
 """Challenges in real headless Chromium, in English and Arabic: a friend challenges a player who
 sits at the table of another match (against the AI); the challenge shows there at once, over
 the table and in the tab's title, and accepting it takes both pages to the table of the new
-room (rated, with the clock asked for: from the profile's form in English; casual, from the
-friends list in Arabic). A blocked player's challenge, sent from the blocker's
-profile, is refused and the page says so. Screenshots: ``build/screenshots/challenge-sent-en.png``,
-``challenge-at-table-en.png``, ``challenge-accepted-en.png``, ``challenge-accepted-sender-en.png``,
+room (rated, with the clock and the match target asked for: from the profile's form in English;
+casual, to the default 100 points, from the friends list in Arabic); the banner says all three.
+A blocked player's challenge, sent from the blocker's profile, is refused and the page says so.
+Screenshots: ``build/screenshots/challenge-sent-en.png``, ``challenge-at-table-en.png``,
+``challenge-accepted-en.png``, ``challenge-accepted-sender-en.png``,
 ``challenge-refused-en.png`` and the same with ``-ar``; ``challenge-on-replay-en.png``. A
 challenge is also a notification while the tab is hidden, only where the player allowed them,
 and shows on a replay too; no page asks on its own."""
@@ -34,6 +35,7 @@ TEXT = {
         "title": "⚔",
         "refused": "This player takes no challenge from you now.",
         "waiting": "Waiting for",
+        "target": "Match to {n}",
     },
     "ar": {
         "from": "إلى مباراة",
@@ -42,6 +44,7 @@ TEXT = {
         "title": "⚔",
         "refused": "لا يقبل هذا اللاعب تحدّيًا منك الآن.",
         "waiting": "بانتظار ردّ",
+        "target": "المباراة حتى {n}",
     },
 }
 
@@ -98,16 +101,18 @@ def challenge_at_the_table_and_a_blocked_one(
     expect(bob.get_by_test_id("table")).to_be_visible()
     first_room = room_of(bob)
 
-    if lang == "en":  # Ada challenges him from his profile: rated, a minute a turn
-        rated, clock = "true", "60"
+    if lang == "en":  # Ada challenges him from his profile: rated, a minute a turn, to 250
+        rated, clock, target = "true", "60", "250"
         as_player(ada, site, ada_token, f"/@/{bob_handle}")
         form = ada.get_by_test_id("challenge-form")
         form.get_by_test_id("challenge-rated").check()
         form.get_by_test_id("challenge-clock").select_option("60")
+        form.get_by_test_id("challenge-target").fill("250")
+        form.get_by_test_id("challenge-target").dispatch_event("change")
         form.get_by_test_id("challenge-send").click()
         expect(ada.get_by_test_id("challenge-sent-note")).to_be_visible()
-    else:  # from her friends list: casual, the server's turn clock
-        rated, clock = "false", "30"
+    else:  # from her friends list: casual, the server's turn clock, the default match
+        rated, clock, target = "false", "30", "100"
         as_player(ada, site, ada_token, f"/@/{ada_handle}")
         friend = ada.locator(f"[data-testid=friend][data-handle='{bob_handle}']")
         friend.get_by_test_id("friend-challenge").click()
@@ -122,6 +127,8 @@ def challenge_at_the_table_and_a_blocked_one(
     expect(terms).to_contain_text(text["rated" if rated == "true" else "casual"])
     expect(terms).to_have_attribute("data-rated", rated)
     expect(terms).to_have_attribute("data-turn-seconds", clock)
+    expect(terms).to_have_attribute("data-target", target)
+    expect(terms).to_contain_text(text["target"].format(n=target))
     expect(bob).to_have_title(re.compile(f"^{text['title']}.*{ada_handle}"))
     expect(bob.get_by_test_id("table")).to_be_visible()  # still at his table
     expect(bob.locator("html")).to_have_attribute("dir", "rtl" if lang == "ar" else "ltr")
@@ -134,6 +141,7 @@ def challenge_at_the_table_and_a_blocked_one(
     expect(bob.get_by_test_id("challenge-banner")).to_have_count(0)
     expect(bob.get_by_test_id("table")).to_be_visible()
     expect(bob.get_by_test_id("table")).to_contain_text(ada_handle.split("_")[0])
+    expect(bob.get_by_test_id("scoreboard").locator(".target")).to_contain_text(target)
     shot(bob, f"challenge-accepted-{lang}")
     # the sender's page goes to the same table by itself
     expect(ada).to_have_url(re.compile(f"/room/{new_room}$"))

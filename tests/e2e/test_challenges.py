@@ -1,6 +1,7 @@
 """Challenges on two server processes over one Redis (``server.challenges``): a challenge sent on
 one process and answered on the other; accepted, both are seated in one new room with the
-challenge's terms (rated or casual, the turn clock); declined, cancelled and expired, each
+challenge's terms (rated or casual, the turn clock, the match target), said to both before;
+declined, cancelled and expired, each
 seen by the sender; the per-sender cap, the profile setting (nobody, friends only, everyone)
 and blocks either way, each refusal with its own code."""
 
@@ -34,16 +35,20 @@ async def test_a_rated_challenge_accepted_on_another_process_seats_both_in_one_n
     bob, bob_token = await member(two, "Bob_Chal")
     try:
         await befriend(one, ada_token, two, bob_token, "Bob_Chal", "Ada_Chal")
-        sent = await challenge(one, ada_token, "bob_chal", rated=True, turn_seconds=60)
+        sent = await challenge(one, ada_token, "bob_chal", rated=True, turn_seconds=60, target=250)
         assert sent["state"] == "open" and sent["to"]["handle"] == "Bob_Chal"
-        assert (sent["rated"], sent["turn_seconds"]) == (True, 60)
+        assert (sent["rated"], sent["turn_seconds"], sent["target"]) == (True, 60, 250)
         assert 0 < sent["seconds_left"] <= 60
 
         bobs = await inbox(two, bob_token)
         assert [entry["id"] for entry in bobs["received"]] == [sent["id"]]
         received = bobs["received"][0]
         assert received["from"] == {"handle": "Ada_Chal", "name": "Ada"}
-        assert (received["rated"], received["turn_seconds"]) == (True, 60)
+        assert (received["rated"], received["turn_seconds"], received["target"]) == (
+            True,
+            60,
+            250,
+        )
         assert (await inbox(one, ada_token))["received"] == []  # the sender's inbox: empty
 
         status, reply = await challenges_post(two, bob_token, "/accept", id=sent["id"])
@@ -59,6 +64,7 @@ async def test_a_rated_challenge_accepted_on_another_process_seats_both_in_one_n
         room = decode_room(loaded[1])
         assert room.status == "playing" and room.mode == "private" and room.rated
         assert room.turn_seconds == 60 and room.invite is None and not room.public
+        assert room.rules.target == 250
         assert [seat.player for seat in room.seats] == [ada.player_id, bob.player_id]
         assert room.ratings is not None and all(entry is not None for entry in room.ratings)
         for session, seat in ((ada, 0), (bob, 1)):  # each page goes to the table: its seat
@@ -86,7 +92,7 @@ async def test_a_casual_challenge_without_a_clock(
     try:
         await set_who(one, bob_token, "everyone")
         sent = await challenge(one, ada_token, "Bob_Casual", turn_seconds=0)
-        assert (sent["rated"], sent["turn_seconds"]) == (False, 0)
+        assert (sent["rated"], sent["turn_seconds"], sent["target"]) == (False, 0, 100)
         status, reply = await challenges_post(one, bob_token, "/accept", id=sent["id"])
         assert status == 200 and reply["rated"] is False, reply
         loaded = await store.load_room(reply["room"])
@@ -98,6 +104,7 @@ async def test_a_casual_challenge_without_a_clock(
             0,
             "playing",
         )
+        assert room.rules.target == 100  # no target asked: the default match
         default = await challenge(one, ada_token, "Bob_Casual")  # no clock asked: the server's
         assert default["turn_seconds"] == 30
     finally:
@@ -230,12 +237,18 @@ async def test_who_may_challenge_nobody_friends_only_everyone(
             (ada_token, "", {"handle": "Cy_Who", "rated": "yes"}, 400, "invalid_argument"),
             (ada_token, "", {"handle": "Cy_Who", "turn_seconds": -1}, 400, "invalid_argument"),
             (ada_token, "", {"handle": "Cy_Who", "turn_seconds": 3601}, 400, "invalid_argument"),
+            (ada_token, "", {"handle": "Cy_Who", "target": 0}, 400, "invalid_argument"),
+            (ada_token, "", {"handle": "Cy_Who", "target": 10_001}, 400, "invalid_argument"),
+            (ada_token, "", {"handle": "Cy_Who", "target": "100"}, 400, "invalid_argument"),
+            (ada_token, "", {"handle": "Cy_Who", "target": True}, 400, "invalid_argument"),
             (guest.token or "", "", {"handle": "Bob_Who"}, 403, "account_required"),
             ("not-a-token", "", {"handle": "Bob_Who"}, 401, "bad_token"),
         ]
         for token, path, body, code, error in refusals:
             status, reply = await challenges_post(one, token, path, **body)
             assert (status, reply["error"]) == (code, error), (body, reply)
+            if "target" in body:
+                assert reply["message"].startswith("target:"), reply
         status, reply = await acall(one.http_url, "/api/challenges", token=guest.token)
         assert (status, reply["error"]) == (403, "account_required")
     finally:

@@ -221,6 +221,8 @@ export interface ChallengeTerms {
   id: string;
   rated: boolean;
   turn_seconds: number;
+  /** The points the match is played to. */
+  target: number;
   at: number;
   deadline: number;
   seconds_left: number;
@@ -243,8 +245,9 @@ export interface ChallengeLists {
 }
 
 export const fetchChallenges = (token: string) => call("/api/challenges", null, token) as Promise<unknown> as Promise<ChallengeLists>;
-export const sendChallenge = (token: string, handle: string, rated: boolean, turnSeconds: number) =>
-  call("/api/challenges", { handle, rated, turn_seconds: turnSeconds }, token) as Promise<unknown> as Promise<{ challenge: SentChallenge }>;
+/** A challenge; without `target`, to the server's default match (100 points). */
+export const sendChallenge = (token: string, handle: string, rated: boolean, turnSeconds: number, target?: number) =>
+  call("/api/challenges", { handle, rated, turn_seconds: turnSeconds, ...(target === undefined ? {} : { target }) }, token) as Promise<unknown> as Promise<{ challenge: SentChallenge }>;
 export const acceptChallenge = (token: string, id: string) => call("/api/challenges/accept", { id }, token) as Promise<unknown> as Promise<{ room: string; seat: number; rated: boolean }>;
 export const declineChallenge = (token: string, id: string) => call("/api/challenges/decline", { id }, token);
 export const cancelChallenge = (token: string, id: string) => call("/api/challenges/cancel", { id }, token);

@@ -140,10 +140,10 @@ export class ChallengeInbox {
 
   /** Challenge ``handle``; a refusal is said by the profile's form (``fromForm``), else by
    * the banner (the friends list's button). */
-  send(handle: string, rated: boolean, turnSeconds: number, fromForm = true): Promise<void> {
+  send(handle: string, rated: boolean, turnSeconds: number, target?: number, fromForm = true): Promise<void> {
     this.sentTo = null;
     return this.step(fromForm ? handle : null, async (token) => {
-      await sendChallenge(token, handle, rated, turnSeconds);
+      await sendChallenge(token, handle, rated, turnSeconds, target);
       this.sentTo = handle;
     });
   }

@@ -246,7 +246,7 @@ async def test_the_acl_user_may_keep_friends_and_presence(tls_store: Store) -> N
 async def test_the_acl_user_may_keep_challenges(tls_store: Store) -> None:
     """The documented ACL names the challenges' keys (``server.keys``)."""
     await tls_store.create_player("pAda", "hash", "Ada")
-    terms = ChallengeTerms(rated=False, turn_seconds=30)
+    terms = ChallengeTerms(rated=False, turn_seconds=30, target=100)
     assert await tls_store.count_challenge("pAda", 5, 60)
     assert await tls_store.challenge_setting("pAda") is None
     await tls_store.set_challenge_setting("pAda", "everyone")

@@ -1,7 +1,7 @@
 // Challenges on the page (challenges.ts keeps them): the banner every page shows while there is
 // a challenge to answer (Accept, Decline, the seconds left) or one's own waits or was answered
 // (Cancel, or what became of it); the "Challenge" form on another account holder's profile
-// (rated or casual, the turn clock, the refusal said there); and on one's own profile who may
+// (rated or casual, the turn clock, the points the match goes to, the refusal said there); and on one's own profile who may
 // challenge one, and the button that allows notifications while the tab is hidden.
 
 import type { ChallengeTerms, ChallengeWho, ReceivedChallenge, SentChallenge } from "../account";
@@ -13,6 +13,9 @@ import { bdi, say } from "./common";
 
 /** The choice of turn clock a challenge offers (s; 0: none), as the lobby's. */
 export const CHALLENGE_CLOCKS = [0, 30, 60, 120];
+/** The match a challenge offers unless the sender changes it (points), and the most. */
+const CHALLENGE_TARGET = 100;
+const MAX_TARGET = 10_000;
 
 const ERRORS: Record<string, MessageKey> = {
   challenge_refused: "challenge.refused",
@@ -29,8 +32,10 @@ function termsLine(terms: ChallengeTerms, until: number | undefined): HTMLElemen
   const left = Math.max(0, Math.ceil(((until ?? Date.now()) - Date.now()) / 1000));
   return h(
     "span",
-    { class: "hint challenge-terms", "data-testid": "challenge-terms", "data-rated": String(terms.rated), "data-turn-seconds": String(terms.turn_seconds) },
+    { class: "hint challenge-terms", "data-testid": "challenge-terms", "data-rated": String(terms.rated), "data-turn-seconds": String(terms.turn_seconds), "data-target": String(terms.target) },
     t(terms.rated ? "challenge.rated" : "challenge.casual"),
+    " · ",
+    t("options.target", { target: terms.target }),
     " · ",
     terms.turn_seconds ? t("options.clockOn", { n: terms.turn_seconds }) : t("options.clockOff"),
     " · ",
@@ -112,6 +117,7 @@ export function renderChallengeBanner(inbox: ChallengeInbox): HTMLElement | null
 interface FormState {
   rated: boolean;
   clock: number | null;
+  target: number;
 }
 
 const FORMS = new WeakMap<ChallengeInbox, FormState>();
@@ -119,7 +125,7 @@ const FORMS = new WeakMap<ChallengeInbox, FormState>();
 function formState(inbox: ChallengeInbox): FormState {
   let state = FORMS.get(inbox);
   if (!state) {
-    state = { rated: false, clock: null };
+    state = { rated: false, clock: null, target: CHALLENGE_TARGET };
     FORMS.set(inbox, state);
   }
   return state;
@@ -156,7 +162,25 @@ export function renderChallengeForm(app: AppActions, inbox: ChallengeInbox, hand
       ),
     ),
     " ",
-    h("button", { class: "primary", disabled: inbox.busy, "data-key": "challenge-send", "data-testid": "challenge-send", onclick: () => void inbox.send(handle, form.rated, form.clock ?? clock) }, t("challenge.send")),
+    h(
+      "label",
+      null,
+      t("options.targetLabel"),
+      " ",
+      h("input", {
+        type: "number",
+        min: "1",
+        max: String(MAX_TARGET),
+        value: String(form.target),
+        "data-testid": "challenge-target",
+        onchange: (event: Event) => {
+          const value = Number((event.target as HTMLInputElement).value);
+          if (Number.isInteger(value) && value >= 1 && value <= MAX_TARGET) form.target = value;
+        },
+      }),
+    ),
+    " ",
+    h("button", { class: "primary", disabled: inbox.busy, "data-key": "challenge-send", "data-testid": "challenge-send", onclick: () => void inbox.send(handle, form.rated, form.clock ?? clock, form.target) }, t("challenge.send")),
     sent && !mine ? h("p", { class: "hint", role: "status", "data-testid": "challenge-sent-note" }, t("challenge.sent")) : null,
     mine ? errorLine(inbox, "challenge-form-error") : null,
   );

@@ -140,7 +140,7 @@ function friendRow(app: AppActions, state: FriendsState, friend: Friend): HTMLEl
     " ",
     presenceLine(app, friend.presence),
     " ",
-    h("button", { disabled: app.challenges.busy, "data-testid": "friend-challenge", onclick: () => void app.challenges.send(friend.handle, false, app.session.defaultTurnSeconds ?? 30, false) }, t("challenge.send")),
+    h("button", { disabled: app.challenges.busy, "data-testid": "friend-challenge", onclick: () => void app.challenges.send(friend.handle, false, app.session.defaultTurnSeconds ?? 30, undefined, false) }, t("challenge.send")),
     " ",
     button(app, state, "friend-remove", "friends.remove", () => removeFriend(state.token, friend.handle)),
   );
