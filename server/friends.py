@@ -145,8 +145,10 @@ class Friends:
 
     async def listed(self, token: str | None) -> dict[str, Any]:
         """The asker's friends with their presence, and the requests to and from them. Each
-        listed player costs a few single-key reads, sent together (the page reads the list
-        every second)."""
+        listed player costs four single-key reads (card, a block either way, presence; a
+        playing friend's room too), all sent together on the pipelined connection: the page
+        reads the list every second while it is shown (its cost: ``python -m
+        bench.presence``, docs/protocol.md "Friends and presence")."""
         me = await self._member(token)
         standing = await self._store.friend_standing(me)
         listed = list({**standing.friends, **standing.received, **standing.sent})

@@ -37,8 +37,9 @@ class BlockOps(StoreBase):
         return int(await self._redis.hlen(keys.blocks(blocker)))
 
     async def blocks(self, blocker: str, blocked: str) -> bool:
-        """Whether ``blocker`` blocked ``blocked`` (one direction)."""
-        return bool(await self._redis.hexists(keys.blocks(blocker), keys.check_id(blocked)))
+        """Whether ``blocker`` blocked ``blocked`` (one direction). On the pipelined connection:
+        a friends list asks this of every listed player at once."""
+        return bool(await self._fast("HEXISTS", keys.blocks(blocker), keys.check_id(blocked)))
 
     async def count_block_request(self, player_id: str, limit: int, window_seconds: int) -> bool:
         """Count one block or unblock request: False, counting nothing, past ``limit`` in the

@@ -101,10 +101,11 @@ class FriendOps(StoreBase):
         return FriendStanding(friends=friends, received=received, sent=sent)
 
     async def friend_card(self, player_id: str) -> FriendCard | None:
-        """The player's handle, name and time last seen (one HMGET); None for a player gone
+        """The player's handle, name and time last seen (one HMGET, on the pipelined
+        connection: a friends list reads every listed player's at once); None for a player gone
         or one without a handle."""
-        handle, name, seen = await self._redis.hmget(
-            keys.player(player_id), ["handle", "name", "seen"]
+        handle, name, seen = await self._fast(
+            "HMGET", keys.player(player_id), "handle", "name", "seen"
         )
         if handle is None:
             return None

@@ -22,6 +22,7 @@ from tests.server.store import (
     test_live,
     test_lobby,
     test_players,
+    test_presence,
     test_quotas,
     test_rated_pairing,
     test_ratings,
@@ -76,5 +77,6 @@ globals().update(
         test_ratings,
         test_rated_pairing,
         test_abandonment,
+        test_presence,
     )
 )
