@@ -12,6 +12,7 @@ did it and why. Each step is idempotent: a ban cut short is finished by banning 
 
 from __future__ import annotations
 
+import json
 import logging
 import secrets
 import time
@@ -21,7 +22,9 @@ from typing import Any
 from protocol.messages import ErrorCode
 from server import keys
 from server.accounts import AccountError, Accounts
+from server.blobs import decode_room
 from server.commits import Commits
+from server.profiles import match_seats
 from server.room import Room, leave
 from server.store import Store
 from server.targets import named_player, player_by_handle, room_of
@@ -118,21 +121,44 @@ class Moderation:
         return raw
 
     async def player(self, raw: str) -> dict[str, Any]:
-        """Handle, name, ban, rooms in play, recent matches' rooms, and the reports about them."""
+        """Handle, name (and the other names seen in their rooms and matches), ban, rooms in
+        play, recent matches' rooms, and the reports about them."""
         player_id = await self.find(raw)
         player = await self._store.get_player(player_id)
         assert player is not None
         matches = [entry for entry, _ in await self._store.player_matches(player_id, 20)]
+        rooms = sorted(await self._store.player_rooms(player_id))
         return {
             "player": player_id,
             "handle": player.handle,
             "name": player.name,
+            "names": await self._names(player_id, player.name, rooms, matches),
             "created": player.created,
             "banned": await self._store.ban_of(player_id),
-            "rooms": sorted(await self._store.player_rooms(player_id)),
+            "rooms": rooms,
             "matches": matches,
             "reports": await self._store.reports(100, player_id),
         }
+
+    async def _names(
+        self, player_id: str, now: str, rooms: list[str], matches: list[str]
+    ) -> list[str]:
+        """The player's name now, then the other names they sat under in their rooms in play
+        and their last matches (as those rooms and records keep them), each once: a name
+        changed after the match a report is about is still found."""
+        names = [now]
+        for room_id in rooms:
+            loaded = await self._store.load_room(room_id)
+            room = decode_room(loaded[1]) if loaded is not None else None
+            seat = room.seat_of(player_id) if room is not None else None
+            if room is not None and seat is not None:
+                names.append(room.seats[seat].name or "")
+        for raw in matches:
+            entry = json.loads(raw)
+            seats = await match_seats(self._store, entry["room"])
+            if seats is not None and entry.get("seat") in (0, 1):
+                names.append(str(seats[entry["seat"]].get("name") or ""))
+        return list(dict.fromkeys(name for name in names if name))
 
     async def ban(self, raw: str, by: str, reason: str) -> BanOutcome:
         player_id = await self.find(raw)

@@ -1,5 +1,6 @@
 """The moderator's commands of ``python -m server.admin`` (``docs/moderation.md``): ``reports``,
-``player HANDLE|ID``, ``ban HANDLE --reason R --by MOD``, ``unban HANDLE --by MOD --reason R``.
+``player HANDLE|ID`` (handle, names, rooms, reports), ``ban HANDLE --reason R --by MOD``,
+``unban HANDLE --by MOD --reason R``.
 
 They reach Redis with the server's own settings (``REDIS_URL`` and the ``GIN_*`` settings of
 its store) and refuse to run without ``REDIS_URL`` (or ``--url``): a moderator who forgot the
@@ -103,6 +104,7 @@ async def _command(args: argparse.Namespace, settings: Settings, store: Store) -
             f"player {found['player']}",
             f"handle: {found['handle'] or '(guest)'}",
             f"name: {found['name']}",
+            "names seen in their rooms and last matches: " + ", ".join(found["names"]),
             f"created: {_when(found['created'] * 1000)}",
             "banned: "
             + (

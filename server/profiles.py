@@ -32,6 +32,21 @@ RECORD_FIELDS = ("matches", "wins", "hands", "gins", "undercuts", "knocks", "poi
 HISTORY_SHOWN = 200
 
 
+async def match_seats(store: Store, room_id: str) -> list[dict[str, Any]] | None:
+    """The two seats of a finished match as its first hand's record keeps them (``name``,
+    ``name_id``, ``ai``): the names they had then; None when that record is gone."""
+    first = await store.get_hand(hand_id(room_id, 1))
+    if first is None:
+        return None
+    data = codec.unpack(first.blob)
+    seats = data.get("seats") if isinstance(data, dict) else None
+    if not isinstance(seats, list) or len(seats) != 2:
+        return None
+    if not all(isinstance(seat, dict) for seat in seats):
+        return None
+    return seats
+
+
 class Profiles:
     def __init__(self, store: Store, accounts: Accounts) -> None:
         self._store = store
@@ -144,14 +159,11 @@ class Profiles:
         result = "unfinished" if winner not in (0, 1) else "won" if winner == seat else "lost"
         scores = entry.get("scores") or [0, 0]
         opponent: dict[str, Any] = {"name": None, "name_id": None, "ai": entry.get("opponent_ai")}
-        first = await store.get_hand(hand_id(entry["room"], 1))
-        if first is not None:
-            data = codec.unpack(first.blob)
-            seats = data.get("seats") if isinstance(data, dict) else None
-            if isinstance(seats, list) and len(seats) == 2 and isinstance(seats[other], dict):
-                opponent.update(
-                    {k: seats[other].get(k) for k in ("name", "name_id", "ai") if k in seats[other]}
-                )
+        seats = await match_seats(store, entry["room"])
+        if seats is not None:
+            opponent.update(
+                {k: seats[other].get(k) for k in ("name", "name_id", "ai") if k in seats[other]}
+            )
         handle = None
         if entry.get("opponent"):
             person = await store.get_player(str(entry["opponent"]))
@@ -169,7 +181,7 @@ class Profiles:
             "public": bool(entry.get("public")),
             "rated": bool(entry.get("rated")),
             "opponent": opponent,
-            "replay": f"/replay/{hand_id(entry['room'], 1)}?match=1" if first else None,
+            "replay": f"/replay/{hand_id(entry['room'], 1)}?match=1" if seats is not None else None,
             "finished_at": finished_at,
         }
 

@@ -2,7 +2,8 @@
 processes (``docs/moderation.md``): the tool refuses to run without the server's Redis
 settings; a ban closes the player's open websockets on every process at once, ends their rated
 match in play as a forfeit, takes them off the leaderboard and out of the queue, refuses their
-sign-in, and is logged with who and why; reports are kept with the room and listed by the tool;
+sign-in, and is logged with who and why; reports are kept with the room and listed by the tool,
+which shows a player's names (now, in their rooms and in their last matches);
 report floods and malformed reports get their own codes."""
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from server.moderation import REPORTS
 from tests.support.accounts import acall, claim, sign_in
 from tests.support.backups import admin
 from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
-from tests.support.players import close_all
+from tests.support.players import close_all, play_match
 from tests.support.polling import eventually
 from tests.support.server_process import ServerProcess
 
@@ -117,9 +118,20 @@ async def test_reports_are_kept_with_the_room_listed_by_the_tool_and_limited(
     ada = await Session.connect(gin_server.ws_url, token=ada_token)
     bob = await Session.connect(gin_server.ws_url, token=bob_token)
     try:
+        # a match played to its end as "Ada", a room in play as "Mid"; her name is "Rudy" now
+        early = await ada.request("create_room", mode="private", rules={"target": 1})
+        await bob.request("join_room", invite=early.result["invite"])
+        await play_match([ada, bob], early.result["room"], seed=26)
+
+        async def recorded() -> int:  # written just after the match's last commit
+            return (await gin_server.aget(f"/api/hands/{early.result['room']}-1"))[0]
+
+        assert await eventually(recorded, lambda status: status == 200, timeout=10)
+        await ada.request("set_name", name="Mid")
         created = await ada.request("create_room", mode="private")
         room = created.result["room"]
         await bob.request("join_room", invite=created.result["invite"])
+        await ada.request("set_name", name="Rudy")
         cases: list[tuple[dict[str, Any], int, str]] = [
             ({"room": room, "seat": 0}, 400, "invalid_argument"),  # no reason
             ({"room": room, "seat": 0, "reason": "ugly"}, 400, "invalid_argument"),
@@ -153,6 +165,7 @@ async def test_reports_are_kept_with_the_room_listed_by_the_tool_and_limited(
         assert listed.stdout.count(room) == 2 and "@Bob_Reports" in listed.stdout, listed
         shown = await tool(redis_url, "player", "ada_rude")
         assert "reports about them: 2" in shown.stdout and room in shown.stdout, shown
+        assert "names seen in their rooms and last matches: Rudy, Mid, Ada\n" in shown.stdout
         # a flood: counted, then refused with its own code
         codes = []
         for _ in range(REPORTS + 2):
