@@ -41,7 +41,12 @@ async def tool(redis_url: str, *args: str) -> subprocess.CompletedProcess[str]:
 async def test_the_admin_tool_refuses_to_run_without_the_servers_redis_settings(
     redis_url: str,
 ) -> None:
-    for command in (["reports"], ["player", "x"], ["ban", "x", "--by", "m", "--reason", "r"]):
+    for command in (
+        ["reports"],
+        ["player", "x"],
+        ["ban", "x", "--by", "m", "--reason", "r"],
+        ["unban", "x", "--by", "m", "--reason", "r"],
+    ):
         refused = await asyncio.to_thread(admin, *command, env={})
         assert refused.returncode == 2, refused
         assert "REDIS_URL" in refused.stderr and "Traceback" not in refused.stderr
@@ -61,6 +66,7 @@ async def test_a_ban_closes_every_websocket_at_once_ends_the_rated_match_and_ref
     _, second = await sign_in(two.http_url, "Ada_Banned", PASSWORD)
     ada = await Session.connect(one.ws_url, token=ada_token)
     there = await Session.connect(two.ws_url, token=second["token"])
+    rated_there = await Session.connect(two.ws_url, token=second["token"])
     bob = await Session.connect(two.ws_url, token=bob_token)
     client = aioredis.Redis.from_url(redis_url, decode_responses=True)
     try:
@@ -70,7 +76,10 @@ async def test_a_ban_closes_every_websocket_at_once_ends_the_rated_match_and_ref
         await bob.wait_for(room, lambda view: view["game"] is not None)
         waiting = await there.request("quick_match")
         assert waiting.result["queued"] is True
+        rated_waiting = await rated_there.request("quick_match", rated=True)
+        assert rated_waiting.result["queued"] is True
         ada_id = str(ada.player_id)
+        assert await client.hexists(keys.rated_waiting(), ada_id)
         await client.zadd(keys.leaderboard_ratings(), {ada_id: 1700})
         await client.zadd(keys.leaderboard_until(), {ada_id: 2**50})
 
@@ -79,7 +88,7 @@ async def test_a_ban_closes_every_websocket_at_once_ends_the_rated_match_and_ref
         assert room in banned.stdout
 
         async def cut() -> bool:
-            return ada.closed and there.closed
+            return ada.closed and there.closed and rated_there.closed
 
         assert await eventually(cut, bool, timeout=10), "both of Ada's websockets closed"
         assert not bob.closed
@@ -87,6 +96,7 @@ async def test_a_ban_closes_every_websocket_at_once_ends_the_rated_match_and_ref
         assert view["forfeit"] == 0, view  # Ada's seat forfeits
         assert await client.zscore(keys.leaderboard_ratings(), ada_id) is None
         assert await client.zscore(keys.quickmatch_queue(), ada_id) is None
+        assert not await client.hexists(keys.rated_waiting(), ada_id)  # both queues
         status, reply = await sign_in(one.http_url, "Ada_Banned", PASSWORD)
         assert (status, reply["error"]) == (403, "banned"), reply
         status, reply = await acall(one.http_url, "/api/account", token=ada_token)
@@ -104,7 +114,7 @@ async def test_a_ban_closes_every_websocket_at_once_ends_the_rated_match_and_ref
         assert [e["action"] for _, e in log] == ["ban", "unban"]
     finally:
         await client.aclose()
-        await close_all(ada, there, bob)
+        await close_all(ada, there, rated_there, bob)
 
 
 async def test_reports_are_kept_with_the_room_listed_by_the_tool_and_limited(
