@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from protocol.messages import ErrorCode
@@ -145,14 +146,16 @@ class Friends:
 
     async def listed(self, token: str | None) -> dict[str, Any]:
         """The asker's friends with their presence, and the requests to and from them. Each
-        listed player costs four single-key reads (card, a block either way, presence; a
-        playing friend's room too), all sent together on the pipelined connection: the page
+        listed player costs three single-key reads (card, their block of the asker, presence;
+        a playing friend's room too), all sent together on the pipelined connection: the page
         reads the list every second while it is shown (its cost: ``python -m
         bench.presence``, docs/protocol.md "Friends and presence")."""
         me = await self._member(token)
-        standing = await self._store.friend_standing(me)
+        standing, mine = await asyncio.gather(
+            self._store.friend_standing(me), self._store.blocked_by(me)
+        )
         listed = list({**standing.friends, **standing.received, **standing.sent})
-        cards = await asyncio.gather(*(self._card(me, player) for player in listed))
+        cards = await asyncio.gather(*(self._card(me, player, mine) for player in listed))
         shown = {player: card for player, card in zip(listed, cards, strict=True) if card}
         friend_ids = [player for player in standing.friends if player in shown]
         presences = await asyncio.gather(
@@ -170,15 +173,16 @@ class Friends:
             "limits": {"friends": MAX_FRIENDS, "sent": MAX_SENT},
         }
 
-    async def _card(self, me: str, player_id: str) -> FriendCard | None:
+    async def _card(self, me: str, player_id: str, mine: Mapping[str, int]) -> FriendCard | None:
         """A listed player's card; None for a player gone (their account deleted) or kept
-        apart by a block, either way (``either_blocks``, its two reads sent together)."""
-        card, mine, theirs = await asyncio.gather(
-            self._store.friend_card(player_id),
-            self._store.blocks(me, player_id),
-            self._store.blocks(player_id, me),
+        apart by a block, either way (as ``either_blocks``: ``mine``, the asker's own block
+        list read once, and theirs of the asker, read with the card)."""
+        if player_id in mine:
+            return None
+        card, theirs = await asyncio.gather(
+            self._store.friend_card(player_id), self._store.blocks(player_id, me)
         )
-        return None if mine or theirs else card
+        return None if theirs else card
 
 
 def _entry(card: FriendCard, at: int) -> dict[str, Any]:
