@@ -31,13 +31,13 @@ async def test_friends_and_presence_across_processes_on_a_cluster(
             one, ada_token, "Bob_Cluster", lambda seen: seen == {"state": "online"}
         )
         await bob.close()
-        found, took = await until_presence(
+        found, _ = await until_presence(
             one,
             ada_token,
             "Bob_Cluster",
             lambda seen: seen is not None and seen["state"] == "offline",
         )
-        assert found is not None and found["seen"] is not None and took < 2.0
+        assert found is not None and found["seen"] is not None
 
         bob = await Session.connect(two.ws_url, token=bob_token)
         guest = await Session.connect(one.ws_url, name="Gus")
@@ -45,14 +45,13 @@ async def test_friends_and_presence_across_processes_on_a_cluster(
             "create_room", mode="private", rules={"target": 10}, public=True
         )
         await guest.request("join_room", invite=created.result["invite"])
-        found, took = await until_presence(
+        found, _ = await until_presence(
             one,
             ada_token,
             "Bob_Cluster",
             lambda seen: seen is not None and seen["state"] == "playing",
         )
         assert found == {"state": "playing", "watch": f"/room/{created.result['room']}"}
-        assert took < 2.0
         await guest.close()
 
         status, reply = await friends_post(one, ada_token, "/remove", handle="Bob_Cluster")
