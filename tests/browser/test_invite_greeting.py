@@ -1,6 +1,7 @@
 """An invite link that greets, in real headless Chromium against a real server: the page says
 who invites and to what (the host's name, casual, the target, the turn clock) before anyone
-sits down; a new visitor chooses a name (or may sign in) and takes the seat under it; a player
+sits down; a new visitor chooses a name and takes the seat under it, or signs in there and
+takes it as their account; a player
 with a name of their own just confirms; a wrong and a used code each say so. In English and in
 Arabic (right to left). Screenshots: ``build/screenshots/invite-greeting-en.png``,
 ``invite-greeting-ar.png``, ``invite-confirm-ar.png``, ``invite-used-en.png``."""
@@ -15,6 +16,8 @@ from protocol import messages as m
 from tests.browser.conftest import NewPage
 from tests.browser.helpers import shot
 from tests.browser.scenes import PrivateRoom, bots_in_a_room, online
+from tests.browser.test_friends import two_accounts
+from tests.support.accounts import PASSWORD
 from tests.support.server_process import ServerProcess
 
 
@@ -117,3 +120,30 @@ def test_an_invite_link_greets_in_arabic_and_a_named_player_just_confirms(
         expect(page.get_by_test_id("table")).to_be_visible()
         expect(page).to_have_url(f"{site}/room/{second.room}")
         assert seat_name(second, 1) == "ليلى"
+
+
+def test_a_visitor_signs_in_on_the_invite_page_and_takes_the_seat_as_the_account(
+    gin_server: ServerProcess, new_page: NewPage
+) -> None:
+    """The greeting's other way in: a visitor who holds an account signs in there, comes back
+    to the same greeting as that account (named by its handle; nobody seated meanwhile),
+    confirms, and sits under the account's name."""
+    site = gin_server.http_url
+    two_accounts(gin_server, ("Zed_Invited", "Yan_Unused"))
+    with bots_in_a_room(gin_server, rules=m.Rules(target=30), guest=False) as scene:
+        page = new_page()
+        page.goto(f"{site}/join/{scene.invite}")
+        online(page)
+        form = page.get_by_test_id("invite-signin")
+        form.get_by_test_id("signin-handle").fill("Zed_Invited")
+        form.get_by_test_id("signin-password").fill(PASSWORD)
+        form.get_by_test_id("signin-password-go").click()
+        expect(page.get_by_test_id("invite-playing-as")).to_have_text("You play as Zed_Invited.")
+        expect(page).to_have_url(f"{site}/join/{scene.invite}")
+        expect(page.get_by_test_id("invite-target")).to_have_text("A match to 30 points")
+        expect(page.get_by_test_id("invite-signin")).to_have_count(0)
+        assert host_waits(scene)
+        page.get_by_test_id("invite-accept").click()
+        expect(page.get_by_test_id("table")).to_be_visible()
+        expect(page).to_have_url(f"{site}/room/{scene.room}")
+        assert seat_name(scene, 1) == "Zed"
