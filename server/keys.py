@@ -184,7 +184,8 @@ key                        group             type        holds
                                                          current window, with a TTL
 ``{challenges}:c:ID``      ``{challenges}``  hash        one challenge (``server.challenges``):
                                                          ``sender``, ``target``, ``rated``,
-                                                         ``turn_seconds``, ``at``, ``deadline``
+                                                         ``turn_seconds``, ``match_target``
+                                                         (points), ``at``, ``deadline``
                                                          (ms), ``state`` (``open``, ``accepted``,
                                                          ``declined``, ``cancelled``, ``failed``),
                                                          ``room`` once accepted; a TTL to a
