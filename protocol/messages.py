@@ -33,6 +33,8 @@ __all__ = [
     "MAX_REQUEST_ID",
     "MAX_SEQ",
     "MESSAGES",
+    "NUDGE_ABOUT",
+    "NUDGE_SINCE_MINOR",
     "PROTOCOL_VERSION",
     "SAID_SINCE_MINOR",
     "SERVER_MESSAGES",
@@ -98,10 +100,14 @@ __all__ = [
     "to_wire",
 ]
 
-PROTOCOL_VERSION: Final = "1.1"
+PROTOCOL_VERSION: Final = "1.2"
 #: The first MINOR (of MAJOR 1) whose clients get ``said``: the server sends no message
 #: type newer than a client's MINOR.
 SAID_SINCE_MINOR: Final = 1
+#: The first MINOR whose clients get ``nudge``.
+NUDGE_SINCE_MINOR: Final = 2
+#: What a ``nudge`` may be about: the player's challenges (``/api/challenges``).
+NUDGE_ABOUT: Final = ("challenges",)
 
 #: A request id: an integer 0..2**53-1 (safe in JavaScript) or a string of 1..64 characters.
 RequestId: TypeAlias = int | str
@@ -1051,6 +1057,17 @@ class Said(_Checked):
 
 
 @dataclass(frozen=True, slots=True)
+class Nudge(_Checked):
+    """Something of the player's changed on the server: read it again now (``about``:
+    ``challenges``, ``GET /api/challenges``). It carries nothing else; the reading it prompts
+    is the answer, so a nudge that is lost costs only the wait for the client's next reading.
+    To the player's connections whose protocol knows it (1.2), on every process."""
+
+    t: ClassVar[str] = "nudge"
+    about: Annotated[str, _one_of(*NUDGE_ABOUT)]
+
+
+@dataclass(frozen=True, slots=True)
 class Reconnect(_Checked):
     """The server is going away: reconnect after ``retry_ms`` and ``resume``."""
 
@@ -1096,7 +1113,7 @@ ClientMessage: TypeAlias = (
     | ReviewDone
 )
 ServerMessage: TypeAlias = (
-    Ack | Error | Pong | Update | Snapshot | RoomAssigned | AiSeat | Said | Reconnect | Bye
+    Ack | Error | Pong | Update | Snapshot | RoomAssigned | AiSeat | Said | Nudge | Reconnect | Bye
 )
 Message: TypeAlias = ClientMessage | ServerMessage
 

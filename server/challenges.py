@@ -8,6 +8,10 @@ a challenge not answered within ``GIN_CHALLENGE_SECONDS`` (a minute) expires
 Delivery is a small inbox per account that every page of a signed-in player reads every
 second (``listed``): the challenges to them and the outcomes of their own. All of it lives in
 Redis (``{challenges}``, ``server.keys``), so the two may be on different server processes.
+Each change also nudges the other player's connections on every process (a ``nudge`` frame,
+``players:nudged:challenges``) to read it at once: a browser runs the timers of a tab hidden
+for long once a minute, and the nudge is what still shows a challenge there within the
+minute it lasts.
 
 A block keeps the two apart: a challenge between them is refused with the same neutral
 ``challenge_refused`` as one to a player whose setting does not take it, so the sender cannot
@@ -20,8 +24,10 @@ answered alike whether they are online or not (docs/security.md, "Challenges").
 from __future__ import annotations
 
 import asyncio
+import logging
 import secrets
 import time
+from collections.abc import Callable
 from typing import Any, Literal, get_args
 
 from protocol.messages import ErrorCode
@@ -36,6 +42,8 @@ from server.store.challenges import ChallengeRecord, ChallengeTerms
 from server.targets import player_by_handle
 
 __all__ = ["WHO_MAY_CHALLENGE", "Challenges"]
+
+log = logging.getLogger(__name__)
 
 #: The most open challenges of one sender.
 MAX_OPEN = 3
@@ -72,13 +80,36 @@ def _timed_out() -> AccountError:
 
 
 class Challenges:
+    """``nudge_here(player_id)`` tells this process's connections of the player to read their
+    challenges again; every process runs it for each change (``start`` subscribes)."""
+
     def __init__(
-        self, store: Store, accounts: Accounts, rooms: ChallengeRooms, settings: Settings
+        self,
+        store: Store,
+        accounts: Accounts,
+        rooms: ChallengeRooms,
+        settings: Settings,
+        nudge_here: Callable[[str], None],
     ) -> None:
         self._store = store
         self._accounts = accounts
         self._rooms = rooms
         self._settings = settings
+        self._nudges = store.challenge_nudges(nudge_here)
+
+    async def start(self) -> None:
+        await self._nudges.start()
+
+    async def stop(self) -> None:
+        await self._nudges.stop()
+
+    async def _nudge(self, player_id: str) -> None:
+        """Tell every process: the player's challenges changed. Best effort: the change is
+        stored, and the player's pages read it within a second all the same."""
+        try:
+            await self._nudges.publish(player_id)
+        except Exception:
+            log.warning("nudging a player failed", exc_info=True, extra={"player": player_id})
 
     async def _member(self, token: str | None) -> str:
         return await self._accounts.holder(token, "challenges")
@@ -146,6 +177,7 @@ class Challenges:
             )
         if word != "sent":
             raise AccountError(ErrorCode.INTERNAL, "the challenge could not be stored; try again")
+        await self._nudge(other)
         record = await self._store.get_challenge(challenge_id)
         assert record is not None
         return {"challenge": await self._sent_entry(record, now)}
@@ -237,19 +269,23 @@ class Challenges:
         except RequestFailed as failure:
             await self._store.challenge_failed(record.id)
             await self._rooms.release(room_id, players)
+            await self._nudge(record.sender)
             raise AccountError(failure.code, failure.message, 409, failure.detail) from None
+        await self._nudge(record.sender)  # the sender's pages go to the table
         return {"room": room_id, "seat": 1, "rated": record.terms.rated}
 
     async def decline(self, token: str | None, data: dict[str, Any]) -> dict[str, Any]:
         me = await self._member(token)
         record = await self._own(me, data, "target")
         await self._answered(await self._store.answer_challenge("decline", record, _now_ms()))
+        await self._nudge(record.sender)
         return {"declined": True}
 
     async def cancel(self, token: str | None, data: dict[str, Any]) -> dict[str, Any]:
         me = await self._member(token)
         record = await self._own(me, data, "sender")
         await self._answered(await self._store.answer_challenge("cancel", record, _now_ms()))
+        await self._nudge(record.target)
         return {"cancelled": True}
 
     async def setting(self, token: str | None) -> dict[str, Any]:

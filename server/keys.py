@@ -126,6 +126,9 @@ key                        group             type        holds
                                                          unless renewed
 ``accounts:signed-out``    own               pub/sub     player ids signed out everywhere: every
                                                          process cuts their connections
+``players:nudged:ABOUT``   own               pub/sub     player ids whose ABOUT (``challenges``)
+                                                         changed: every process sends a
+                                                         ``nudge`` to their connections
 ``{rating:ID}:rating``     ``{rating:ID}``   hash        a player's Glicko-2 rating: ``rating``,
                                                          ``rd``, ``volatility``, ``at`` (unix s
                                                          of the last rated match), ``n`` (rated
@@ -303,6 +306,7 @@ __all__ = [
     "leaderboard_until",
     "moderation_log",
     "new_players",
+    "nudges_channel",
     "player",
     "player_created_rooms",
     "player_hands",
@@ -710,6 +714,12 @@ def feed_channel(feed_id: str) -> str:
 def signouts_channel() -> str:
     """``accounts:signed-out``: player ids whose every token was revoked (all processes)."""
     return "accounts:signed-out"
+
+
+def nudges_channel(about: str) -> str:
+    """``players:nudged:ABOUT``: player ids whose clients should read ABOUT (``challenges``)
+    again (all processes)."""
+    return "players:nudged:" + check_id(about, "nudge subject")
 
 
 # -- blocking (server.blocking) ---------------------------------------------------------------

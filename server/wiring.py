@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 from dataclasses import dataclass, field
 
-from protocol.messages import ErrorCode
+from protocol.messages import NUDGE_SINCE_MINOR, ErrorCode, Nudge
 from server.accounts import Accounts
 from server.ai_dispatch import AiDispatcher
 from server.ai_seats import AiSeatKeeper
@@ -117,8 +117,13 @@ class ServerParts:
         accounts = Accounts(store, settings, lambda player: cut_off(connections, player))
         await accounts.start()
         challenges = Challenges(
-            store, accounts, ChallengeRooms(store, commits, limits, ratings, settings), settings
+            store,
+            accounts,
+            ChallengeRooms(store, commits, limits, ratings, settings),
+            settings,
+            lambda player: nudge(connections, player, "challenges"),
         )
+        await challenges.start()
         parts = cls(
             settings,
             store,
@@ -149,11 +154,24 @@ class ServerParts:
         if self.clock is not None:
             with contextlib.suppress(asyncio.CancelledError):
                 await self.clock
+        await self.challenges.stop()
         await self.accounts.stop()
         await self.dispatcher.stop()
         await self.hub.stop()
         await self.feed.close()
         await self.store.close()
+
+
+def nudge(connections: set[Connection], player_id: str, about: str) -> None:
+    """Every open connection of the player on this process whose protocol knows ``nudge`` is
+    told to read ``about`` again (never an AI worker)."""
+    for conn in list(connections):
+        if (
+            conn.player_id == player_id
+            and not conn.is_worker
+            and conn.protocol_minor >= NUDGE_SINCE_MINOR
+        ):
+            conn.send(Nudge(about=about))
 
 
 def cut_off(connections: set[Connection], player_id: str) -> None:

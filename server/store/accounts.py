@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from server import keys
 from server.store._base import StoreBase, as_text, check_positive, check_text
-from server.store.signouts import SignOuts
+from server.store.player_channel import PlayerChannel
 
 #: Field prefixes of the player hash (``server.keys``: ``player:ID``).
 SESSION = "session:"
@@ -197,9 +197,9 @@ class AccountOps(StoreBase):
         raw = await self._redis.getdel(keys.webauthn_challenge(digest))
         return None if raw is None else as_text(raw)
 
-    def signouts(self, on_sign_out: Callable[[str], None]) -> SignOuts:
-        """The process's subscription to "sign out everywhere" (``server.store.signouts``)."""
-        return SignOuts(self._redis, on_sign_out)
+    def signouts(self, on_sign_out: Callable[[str], None]) -> PlayerChannel:
+        """The process's subscription to "sign out everywhere" (``server.store.player_channel``)."""
+        return PlayerChannel(self._redis, keys.signouts_channel(), on_sign_out)
 
     # -- deletion -----------------------------------------------------------------------------
 

@@ -5,12 +5,14 @@ player (the ``challenges`` field of ``player:ID``)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
 from protocol.scoring import MATCH_TARGET
 from server import keys
 from server.store._base import StoreBase, as_text, check_positive
+from server.store.player_channel import PlayerChannel
 
 __all__ = ["ChallengeOps", "ChallengeRecord", "ChallengeTerms"]
 
@@ -142,6 +144,11 @@ class ChallengeOps(StoreBase):
     async def are_friends(self, one: str, other: str) -> bool:
         """Whether the two are friends (``{friends}:of:ID``, both sides are written together)."""
         return bool(await self._redis.hexists(keys.friends_of(one), keys.check_id(other)))
+
+    def challenge_nudges(self, on_nudge: Callable[[str], None]) -> PlayerChannel:
+        """The process's subscription to the players whose challenges changed
+        (``players:nudged:challenges``, ``server.store.player_channel``)."""
+        return PlayerChannel(self._redis, keys.nudges_channel("challenges"), on_nudge)
 
     async def challenge_setting(self, player_id: str) -> str | None:
         """Who may challenge the player, as stored (None: never set)."""

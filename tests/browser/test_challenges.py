@@ -8,7 +8,9 @@ Screenshots: ``build/screenshots/challenge-sent-en.png``, ``challenge-at-table-e
 ``challenge-accepted-en.png``, ``challenge-accepted-sender-en.png``,
 ``challenge-refused-en.png`` and the same with ``-ar``; ``challenge-on-replay-en.png``. A
 challenge is also a notification while the tab is hidden, only where the player allowed them,
-and shows on a replay too; no page asks on its own."""
+and shows on a replay too; no page asks on its own. In a tab whose timers run once a minute (a
+browser's long-hidden tab), the server's nudge still shows a challenge, and its answer to the
+sender, at once."""
 
 from __future__ import annotations
 
@@ -243,3 +245,46 @@ def test_a_challenge_is_a_notification_only_while_the_tab_is_hidden_and_allowed(
     expect(cy.get_by_test_id("challenge-notify")).to_be_visible()
     assert cy.evaluate("window.__asked") == 0
     assert bob.evaluate("window.__asked") == 0
+
+
+# A tab the browser has hidden for long: its repeating timers run once a minute (Chromium's
+# intensive wake-up throttling after 5 minutes hidden; Safari's is alike), here from the start.
+ONCE_A_MINUTE = """
+(() => {
+  const every = window.setInterval.bind(window);
+  window.setInterval = (fn, ms, ...args) => every(fn, Math.max(ms || 0, 60000), ...args);
+})();
+"""
+
+
+def test_a_challenge_reaches_a_hidden_tab_whose_timers_run_once_a_minute(
+    new_page: NewPage, server_factory: ServerFactory
+) -> None:
+    """The inbox is read every second by a timer, which a long-hidden tab runs once a minute,
+    longer than a challenge lasts: the server's ``nudge`` over the websocket makes both pages
+    read at once (on two server processes): the one challenged sees it and is notified, and
+    the sender sees it declined. Before nudges, neither page showed anything for a minute."""
+    one, two = server_factory(env=FAST_CLIENT_ENV), server_factory(env=FAST_CLIENT_ENV)
+    handles = ("Ada_Hidden", "Bob_Hidden", "Cy_Hidden")
+    ada_token, bob_token, _ = accounts(one, handles)
+    ada = new_page()
+    bob = new_page(permissions=["notifications"])
+    for page, server, token in ((ada, one, ada_token), (bob, two, bob_token)):
+        page.add_init_script(TAB_AND_NOTICES)
+        page.add_init_script(ONCE_A_MINUTE)
+        as_player(page, server.http_url, token, "/")
+        page.evaluate("window.__setHidden(true)")
+
+    sent = challenge_by_http(one, ada_token, handles[1])
+    received = bob.locator(f"[data-testid=challenge-received][data-id='{sent}']")
+    expect(received).to_be_attached(timeout=10_000)  # well inside the minute
+    bob.wait_for_function("() => window.__notes.length > 0", timeout=10_000)
+    assert [n["body"] for n in bob.evaluate("window.__notes")] == [
+        "Ada_Hidden challenges you to a match"
+    ]
+    expect(bob).to_have_title(re.compile("^⚔ Ada_Hidden"))
+
+    status, reply = call(two.http_url, "/api/challenges/decline", {"id": sent}, token=bob_token)
+    assert status == 200, reply
+    outcome = ada.locator(f"[data-testid=challenge-outcome][data-id='{sent}']")
+    expect(outcome).to_have_attribute("data-state", "declined", timeout=10_000)

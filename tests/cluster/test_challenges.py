@@ -1,15 +1,19 @@
 """Challenges on a Redis Cluster: two server processes in cluster mode, the two players on
 different processes; the challenge, its acceptance and the lists run in the ``{challenges}``
-slot, and the room it makes is seated like any room (its own ``{room:ID}`` slot)."""
+slot, the one challenged is nudged on the other process, and the room it makes is seated like
+any room (its own ``{room:ID}`` slot)."""
 
 from __future__ import annotations
 
+from protocol import messages as m
 from tests.cluster.conftest import CLUSTER_ENV
 from tests.support.challenges import (
     befriend,
     challenge,
     challenges_post,
     inbox,
+    next_nudge,
+    nudges_in,
     until_sent,
 )
 from tests.support.fixtures import ServerFactory
@@ -27,7 +31,9 @@ async def test_a_rated_challenge_accepted_across_processes_on_a_cluster(
         await befriend(one, ada_token, two, bob_token, "Bob_ClusterChal", "Ada_ClusterChal")
         declined = await challenge(one, ada_token, "Bob_ClusterChal")
         assert (await challenges_post(two, bob_token, "/decline", id=declined["id"]))[0] == 200
+        nudges_in(bob)
         sent = await challenge(one, ada_token, "Bob_ClusterChal", rated=True, turn_seconds=120)
+        assert await next_nudge(bob) == m.Nudge(about="challenges")  # over the cluster's pub/sub
         received = (await inbox(two, bob_token))["received"]
         assert [entry["id"] for entry in received] == [sent["id"]]
 

@@ -1,15 +1,16 @@
 """Challenges on two server processes over one Redis (``server.challenges``): a challenge sent on
 one process and answered on the other; accepted, both are seated in one new room with the
 challenge's terms (rated or casual, the turn clock, the match target), said to both before;
-declined, cancelled and expired, each
-seen by the sender; the per-sender cap, the profile setting (nobody, friends only, everyone)
-and blocks either way, each refusal with its own code."""
+declined, cancelled and expired, each seen by the sender; each change nudging the other
+player's connections on every process; the per-sender cap, the profile setting (nobody,
+friends only, everyone) and blocks either way, each refusal with its own code."""
 
 from __future__ import annotations
 
 import pytest
 
 from client.session import RequestError, Session
+from protocol import messages as m
 from server.blobs import decode_room
 from server.challenges import MAX_OPEN
 from server.store import Store
@@ -19,6 +20,8 @@ from tests.support.challenges import (
     challenge,
     challenges_post,
     inbox,
+    next_nudge,
+    nudges_in,
     set_who,
     until_sent,
 )
@@ -334,3 +337,38 @@ async def test_accepting_counts_the_room_for_both_within_their_limits(
             assert refusal.value.code == "too_many_rooms"
     finally:
         await close_all(ada, bob)
+
+
+async def test_each_change_nudges_the_other_players_connections_on_every_process(
+    server_factory: ServerFactory,
+) -> None:
+    one, two = server_factory(env=FAST_CLIENT_ENV), server_factory(env=FAST_CLIENT_ENV)
+    ada, ada_token = await member(one, "Ada_Nudged")
+    bob, bob_token = await member(two, "Bob_Nudged")
+    bob_here = await Session.connect(one.ws_url, token=bob_token)  # Bob on both processes
+    bob_old = await Session.connect(two.ws_url, token=bob_token, version="1.1")
+    try:
+        await befriend(one, ada_token, two, bob_token, "Bob_Nudged", "Ada_Nudged")
+        for session in (ada, bob, bob_here, bob_old):
+            nudges_in(session)
+        sent = await challenge(one, ada_token, "Bob_Nudged")
+        for session in (bob, bob_here):  # the one challenged: each of his connections
+            assert await next_nudge(session) == m.Nudge(about="challenges")
+        assert await challenges_post(two, bob_token, "/decline", id=sent["id"]) == (
+            200,
+            {"declined": True},
+        )
+        assert await next_nudge(ada) == m.Nudge(about="challenges")  # the sender: declined
+        cancelled = await challenge(one, ada_token, "Bob_Nudged")
+        await next_nudge(bob)
+        await challenges_post(one, ada_token, "/cancel", id=cancelled["id"])
+        await next_nudge(bob_here)  # cancelled: the one challenged
+        accepted = await challenge(one, ada_token, "Bob_Nudged")
+        await next_nudge(bob)
+        status, reply = await challenges_post(two, bob_token, "/accept", id=accepted["id"])
+        assert status == 200, reply
+        await next_nudge(ada)  # accepted: the sender's pages go to the table
+        assert nudges_in(bob_old) == []  # a 1.1 client never gets a message type it lacks
+        assert nudges_in(ada) == []  # nobody is nudged of their own steps
+    finally:
+        await close_all(ada, bob, bob_here, bob_old)

@@ -26,6 +26,7 @@ from protocol.messages import (
     ErrorCode,
     Hello,
     JoinRoom,
+    Nudge,
     Ping,
     ProtocolError,
     Resume,
@@ -89,7 +90,7 @@ def test_parse_version() -> None:
 
 
 def test_same_major_is_compatible() -> None:
-    assert PROTOCOL_VERSION == "1.1"  # 1.1 added say and said
+    assert PROTOCOL_VERSION == "1.2"  # 1.1 added say and said, 1.2 nudge
     assert is_compatible("1.0") and is_compatible("1.7")
     assert not is_compatible("2.0") and not is_compatible("0.9")
     assert not is_compatible("one") and not is_compatible(1.0)  # type: ignore[arg-type]
@@ -234,6 +235,13 @@ def test_said_is_a_server_message_with_a_seat_and_a_time() -> None:
     invalid("unknown_type", "t", from_wire, wire, direction="client")
     error = invalid("unknown_type", "t", from_wire, {"t": "say", "id": 1}, direction="server")
     assert "sent by a client" in str(error)
+
+
+def test_nudge_is_a_server_message_about_a_known_thing_only() -> None:
+    nudge = Nudge(about="challenges")
+    assert to_wire(nudge) == {"t": "nudge", "about": "challenges"}
+    invalid("invalid_argument", "about", Nudge, about="friends")
+    invalid("unknown_type", "t", from_wire, to_wire(nudge), direction="client")
 
 
 def _act(action: object) -> dict[str, object]:

@@ -7,6 +7,8 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
+from client.session import Session
+from protocol import messages as m
 from tests.support.accounts import acall
 from tests.support.server_process import ServerProcess
 
@@ -73,3 +75,21 @@ async def befriend(
         two.http_url, "/api/friends/accept", {"handle": one_handle}, token=two_token
     )
     assert (status, reply) == (200, {"status": "friends"}), reply
+
+
+async def next_nudge(session: Session, timeout: float = 10.0) -> m.Nudge:
+    """The next ``nudge`` the session gets (other frames it gets meanwhile are passed over)."""
+    while True:
+        message = await asyncio.wait_for(session.inbox.get(), timeout)
+        if isinstance(message, m.Nudge):
+            return message
+
+
+def nudges_in(session: Session) -> list[m.Nudge]:
+    """The nudges waiting in the session's inbox, taken out."""
+    found = []
+    while not session.inbox.empty():
+        message = session.inbox.get_nowait()
+        if isinstance(message, m.Nudge):
+            found.append(message)
+    return found

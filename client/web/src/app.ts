@@ -192,11 +192,17 @@ export class App implements AppActions {
       },
       ready: () => {
         if (this.route.name === "lobby") this.loadLobby();
+        void this.challenges.read(); // the account is known now: its inbox, without waiting
         // a profile page shown before `hello` told the handle: its friends list now
         if (this.route.name === "profile" && this.profile?.profile) void this.startFriends(this.profile).then(() => this.render());
         this.render();
       },
       said: (message) => this.heard(message.room, message.seat, message.phrase),
+      // a challenge to answer, or an answer to one's own: at once, even in a tab the browser
+      // has hidden for long (its timers, the inbox's reading among them, run once a minute)
+      nudge: (about) => {
+        if (about === "challenges") void this.challenges.read();
+      },
     });
     window.matchMedia?.(WIDE_QUERY).addEventListener?.("change", () => this.render());
     window.addEventListener("popstate", () => this.enterRoute(parseRoute(location.pathname, location.search)));

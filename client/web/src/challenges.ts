@@ -46,6 +46,8 @@ export class ChallengeInbox {
   private readonly known = new Set<string>();
   private readonly opened = new Set<string>();
   private reading = false;
+  /** A reading was asked for while one was under way (a nudge): read again once it ends. */
+  private again = false;
   private first = true;
   private lastToken: string | null = null;
   /** A token the server refused (signed out, not an account): not read again. */
@@ -71,7 +73,11 @@ export class ChallengeInbox {
       this.who = null;
       this.clear();
     }
-    if (!token || this.reading || token === this.refused) return;
+    if (!token || token === this.refused) return;
+    if (this.reading) {
+      this.again = true; // what that reading read may be older than the change
+      return;
+    }
     this.reading = true;
     let lists: ChallengeLists;
     try {
@@ -82,6 +88,10 @@ export class ChallengeInbox {
       return; // else read again in a second
     } finally {
       this.reading = false;
+      if (this.again) {
+        this.again = false;
+        void this.read();
+      }
     }
     if (token !== this.host.token()) return;
     this.apply(lists);

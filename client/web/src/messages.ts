@@ -331,6 +331,17 @@ export interface SaidMsg {
 }
 
 /**
+ * Something of the player's changed on the server: read it again now (`about`:
+ * `challenges`, `GET /api/challenges`). It carries nothing else; the reading it prompts
+ * is the answer, so a nudge that is lost costs only the wait for the client's next reading.
+ * To the player's connections whose protocol knows it (1.2), on every process.
+ */
+export interface NudgeMsg {
+  t: "nudge";
+  about: "challenges";
+}
+
+/**
  * The server is going away: reconnect after `retry_ms` and `resume`.
  */
 export interface ReconnectMsg {
@@ -383,10 +394,11 @@ export type ServerMessage =
   | RoomAssignedMsg
   | AiSeatMsg
   | SaidMsg
+  | NudgeMsg
   | ReconnectMsg
   | ByeMsg;
 
 /** The type tags a client sends. */
 export const CLIENT_TYPES = ["hello", "ping", "set_name", "create_room", "join_room", "invite_info", "quick_match", "cancel_quick_match", "watch", "resume", "act", "leave", "unfollow", "rematch", "lobby", "stats", "ai_subscribe", "claim_win", "close_result", "stand_in", "say", "review_hand", "review_take", "review_progress", "review_done"] as const;
 /** The type tags the server sends. */
-export const SERVER_TYPES = ["ack", "error", "pong", "update", "snapshot", "room_assigned", "ai_seat", "said", "reconnect", "bye"] as const;
+export const SERVER_TYPES = ["ack", "error", "pong", "update", "snapshot", "room_assigned", "ai_seat", "said", "nudge", "reconnect", "bye"] as const;

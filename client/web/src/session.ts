@@ -16,6 +16,7 @@ import {
   type Action,
   type ErrorMsg,
   type Fields,
+  type NudgeMsg,
   type RequestFields,
   type RequestId,
   type RequestType,
@@ -69,6 +70,8 @@ export interface SessionEvents {
   notice?: (code: string, message: string) => void;
   /** The other player of a room sent a quick message (docs/protocol.md, said). */
   said?: (message: SaidMsg) => void;
+  /** Something of the player's changed on the server: read it again (docs/protocol.md, nudge). */
+  nudge?: (about: NudgeMsg["about"]) => void;
   /** Hello was acknowledged (first time and after every reconnect). */
   ready?: (playerId: string, name: string) => void;
 }
@@ -410,6 +413,9 @@ export class Session {
         break;
       case "said":
         this.emit("said", message);
+        break;
+      case "nudge":
+        this.emit("nudge", message.about);
         break;
       case "reconnect":
         this.emit("notice", "reconnect", message.reason);

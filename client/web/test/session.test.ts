@@ -115,6 +115,17 @@ describe("Session", () => {
     expect(heard).toEqual([{ t: "said", room: "r1", seat: 1, phrase: "good_luck", at: 1764412800123 }]);
   });
 
+  it("hands a nudge's subject to its listeners", async () => {
+    const session = makeSession();
+    const nudged: unknown[] = [];
+    session.on({ nudge: (about) => nudged.push(about) });
+    session.start();
+    const socket = connect();
+    await flush();
+    socket.receive("nudge", { about: "challenges" });
+    expect(nudged).toEqual(["challenges"]);
+  });
+
   it("keeps each AI level's rating from the hello ack, and only whole numbers of known levels", async () => {
     const session = makeSession();
     session.start();
@@ -137,7 +148,7 @@ describe("Session", () => {
     const socket = sockets[0];
     socket.open();
     const hello = socket.last("hello");
-    expect(hello.version).toBe("1.1");
+    expect(hello.version).toBe("1.2");
     expect(hello.client).toBe("web/0.1");
     expect(hello.token).toBeUndefined();
     socket.receive("ack", { id: hello.id, result: { player_id: "p-1", name: "Ada", token: "tk_abc" } });

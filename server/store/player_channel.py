@@ -1,10 +1,12 @@
-"""Sign-outs between server processes: "sign out everywhere" publishes the player id on
-``accounts:signed-out`` (``server.keys.signouts_channel``), and every process cuts off its own
-connections of that player as the message arrives.
+"""Player ids told to every server process over Redis pub/sub, each channel for one purpose:
+"sign out everywhere" (``accounts:signed-out``: every process cuts off its own connections of
+that player) and nudges (``players:nudged:ABOUT``: every process tells the player's
+connections to read ABOUT again, ``server.challenges``).
 
-The tokens themselves are revoked in Redis before the message goes out (``AccountOps``), and
-every hello and every account request reads them there: a message lost while a process was
-away from Redis leaves at most an open connection, never a token that works again.
+What the message says is in Redis before it goes out (the revoked tokens, the challenge), and
+every request reads it there: a message lost while a process was away from Redis leaves at
+most an open connection, or a client that reads on its own a second later; never a token that
+works again or a challenge that is not stored.
 """
 
 from __future__ import annotations
@@ -25,17 +27,19 @@ log = logging.getLogger(__name__)
 RETRY_SECONDS = 1.0
 
 
-class SignOuts:
-    """One process's subscription to sign-outs; ``on_sign_out(player_id)`` runs for each."""
+class PlayerChannel:
+    """One process's subscription to ``channel``; ``on_player(player_id)`` runs for each
+    message, on this process, as it arrives; ``publish`` tells every process."""
 
-    def __init__(self, redis: Client, on_sign_out: Callable[[str], None]) -> None:
+    def __init__(self, redis: Client, channel: str, on_player: Callable[[str], None]) -> None:
         self._redis = redis
-        self._on_sign_out = on_sign_out
+        self._channel = channel
+        self._on_player = on_player
         self._task: asyncio.Task[None] | None = None
         self._ready = asyncio.Event()
 
     async def start(self, timeout: float = 5.0) -> None:
-        self._task = asyncio.create_task(self._run(), name="sign-outs")
+        self._task = asyncio.create_task(self._run(), name=self._channel)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._ready.wait(), timeout)
 
@@ -46,14 +50,13 @@ class SignOuts:
                 await self._task
 
     async def publish(self, player_id: str) -> None:
-        await self._redis.publish(keys.signouts_channel(), keys.check_id(player_id))
+        await self._redis.publish(self._channel, keys.check_id(player_id))
 
     async def _run(self) -> None:
-        channel = keys.signouts_channel()
         while True:
             pubsub = self._redis.pubsub()
             try:
-                await pubsub.subscribe(channel)
+                await pubsub.subscribe(self._channel)
                 self._ready.set()
                 while True:
                     message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=30)
@@ -61,7 +64,8 @@ class SignOuts:
                         self._deliver(as_text(message["data"]))
             except (RedisError, OSError) as error:
                 log.warning(
-                    "sign-out subscription lost; subscribing again", extra={"error": str(error)}
+                    "subscription lost; subscribing again",
+                    extra={"channel": self._channel, "error": str(error)},
                 )
                 await asyncio.sleep(RETRY_SECONDS)
             finally:
@@ -73,4 +77,4 @@ class SignOuts:
             keys.check_id(player_id, "player id")
         except keys.InvalidId:
             return
-        self._on_sign_out(player_id)
+        self._on_player(player_id)
