@@ -122,9 +122,12 @@ async def trials(args: argparse.Namespace, one: ServerProcess, two: ServerProces
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = await browser.new_page()
+        online = "[data-testid=connection][data-status=online]"
         await page.goto(one.http_url + "/")
+        await page.wait_for_selector(online)  # the guest's hello done: it keeps its token no more
         await page.evaluate("token => localStorage.setItem('gin.token', token)", ada_token)
         await page.goto(f"{one.http_url}/@/Ada_Watches")
+        await page.wait_for_selector(online)
         await page.wait_for_selector("[data-testid=friend][data-handle=Bob_Changes]")
         await page.evaluate(WATCH, "Bob_Changes")
         watched = Watched(page)
