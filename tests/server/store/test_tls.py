@@ -244,7 +244,8 @@ async def test_the_acl_user_may_keep_friends_and_presence(tls_store: Store) -> N
 
 
 async def test_the_acl_user_may_keep_challenges(tls_store: Store) -> None:
-    """The documented ACL names the challenges' keys (``server.keys``)."""
+    """The documented ACL names the challenges' keys (``server.keys``) and their nudges'
+    channel."""
     await tls_store.create_player("pAda", "hash", "Ada")
     terms = ChallengeTerms(rated=False, turn_seconds=30, target=100)
     assert await tls_store.count_challenge("pAda", 5, 60)
@@ -258,6 +259,15 @@ async def test_the_acl_user_may_keep_challenges(tls_store: Store) -> None:
     _, sent = await tls_store.challenge_lists("pAda", 4)
     assert [record.state for record in sent] == ["declined"]
     assert not await tls_store.are_friends("pAda", "pBob")
+
+    nudged: asyncio.Queue[str] = asyncio.Queue()
+    nudges = tls_store.challenge_nudges(nudged.put_nowait)
+    await nudges.start()
+    try:
+        await nudges.publish("pBob")  # its channel, subscribed and published by the ACL user
+        assert await asyncio.wait_for(nudged.get(), 5) == "pBob"
+    finally:
+        await nudges.stop()
 
 
 async def test_client_certificates_where_redis_asks_for_them(tls_files: TlsFiles) -> None:
