@@ -1,9 +1,8 @@
 """Challenges: an account holder challenges a friend, or any account holder whose setting
 allows it, to a match (rated or casual, with a turn clock, to a target of points); the one
 challenged accepts (both are seated in a new room: ``server.challenge_rooms``) or declines, the
-sender may cancel, and
-a challenge not answered within ``GIN_CHALLENGE_SECONDS`` (a minute) expires
-(``/api/challenges``, docs/protocol.md "Challenges").
+sender may cancel, and a challenge not answered within ``GIN_CHALLENGE_SECONDS`` (a minute)
+expires (``/api/challenges``, docs/protocol.md "Challenges").
 
 Delivery is a small inbox per account that every page of a signed-in player reads every
 second (``listed``): the challenges to them and the outcomes of their own. All of it lives in
