@@ -126,8 +126,8 @@ def test_a_visitor_signs_in_on_the_invite_page_and_takes_the_seat_as_the_account
     gin_server: ServerProcess, new_page: NewPage
 ) -> None:
     """The greeting's other way in: a visitor who holds an account signs in there, comes back
-    to the same greeting as that account (named by its handle; nobody seated meanwhile),
-    confirms, and sits under the account's name."""
+    to the same greeting as that account (the name it sits under, and its handle; nobody
+    seated meanwhile), confirms, and sits under the account's name."""
     site = gin_server.http_url
     two_accounts(gin_server, ("Zed_Invited", "Yan_Unused"))
     with bots_in_a_room(gin_server, rules=m.Rules(target=30), guest=False) as scene:
@@ -138,7 +138,9 @@ def test_a_visitor_signs_in_on_the_invite_page_and_takes_the_seat_as_the_account
         form.get_by_test_id("signin-handle").fill("Zed_Invited")
         form.get_by_test_id("signin-password").fill(PASSWORD)
         form.get_by_test_id("signin-password-go").click()
-        expect(page.get_by_test_id("invite-playing-as")).to_have_text("You play as Zed_Invited.")
+        # the name the seat takes, and the account it is taken with
+        expect(page.get_by_test_id("invite-playing-as")).to_have_text("You play as Zed.")
+        expect(page.get_by_test_id("invite-signed-in-as")).to_have_text("Signed in as Zed_Invited")
         expect(page).to_have_url(f"{site}/join/{scene.invite}")
         expect(page.get_by_test_id("invite-target")).to_have_text("A match to 30 points")
         expect(page.get_by_test_id("invite-signin")).to_have_count(0)

@@ -84,7 +84,11 @@ export function renderInvite(app: AppActions, state: InviteState | null): HTMLEl
       { class: "name-form invite-form", onsubmit: (event: Event) => { event.preventDefault(); accept(); } },
       chooses
         ? [h("label", { for: "invite-name" }, t("invite.nameLabel")), nameInput, h("p", { class: "hint" }, t("invite.nameHint"))]
-        : h("p", { "data-testid": "invite-playing-as" }, say("invite.playingAs", { name: bdi(app.handle ?? shownName) })),
+        : [
+            // the name the seat takes (an account's name, not its handle), and whose account it is
+            h("p", { "data-testid": "invite-playing-as" }, say("invite.playingAs", { name: bdi(shownName) })),
+            app.handle === null ? null : h("p", { class: "hint", "data-testid": "invite-signed-in-as" }, say("account.signedInAs", { handle: bdi(app.handle) })),
+          ],
       h(
         "div",
         { class: "buttons" },
