@@ -130,7 +130,7 @@ def _ratio_rows(phases: dict[str, Stats]) -> list[list[str]]:
             g, f = _cpu_per_op(game), _cpu_per_op(floor)
             if mode == "saturated":
                 rows.append(
-                    [f"{mode} CPU/op: game / floor", f"{g / f:.2f}x",
+                    [f"{mode} CPU/op: game / floor", _times(g, f),
                      f"{g:,.0f} / {f:,.0f} us", f"<= {TARGET_CPU_RATIO:g}x"]
                 )  # fmt: skip
             rows.append(
@@ -138,6 +138,12 @@ def _ratio_rows(phases: dict[str, Stats]) -> list[list[str]]:
                  f"{g:,.0f} - {f:,.0f} us", ""]
             )  # fmt: skip
     return rows
+
+
+def _times(a: float, b: float) -> str:
+    """``a / b`` as a ratio, or "-" where there is none (a run too short for its CPU clock's
+    10 ms ticks can measure 0 s for a phase)."""
+    return f"{a / b:.2f}x" if b and not math.isnan(b) and not math.isnan(a) else "-"
 
 
 def _cpu_per_op(phase: Stats, process: str = "server") -> float:
@@ -161,7 +167,7 @@ def _cluster_rows(phases: dict[str, Stats], rate: float) -> list[list[str]]:
         cpu = [_cpu_per_op(p) if p else math.nan for p in saturated]
         target = ""
         if kind == "game":
-            ratio = cpu[1] / cpu[0]
+            ratio = cpu[1] / cpu[0] if cpu[0] else math.nan
             target = (f"cluster <= {TARGET_CLUSTER_CPU_RATIO:g}x one Redis: {ratio:.2f}x"
                       f" ({_verdict(ratio <= TARGET_CLUSTER_CPU_RATIO)})")  # fmt: skip
         rows.append(row("server CPU per move, saturated", cpu, "us", target))

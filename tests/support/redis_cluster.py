@@ -262,6 +262,17 @@ class RedisCluster:
         for node in [target, *(node for node in self.masters() if node is not target)]:
             _reply(node.port, "CLUSTER", "SETSLOT", slot, "NODE", target_id)
 
+    def slot_owners(self) -> dict[int, str]:
+        """Each running master's port and the slot ranges it says it serves (for a failure
+        message)."""
+        owners = {}
+        for node in self.masters():
+            for row in _reply(node.port, "CLUSTER", "NODES").splitlines():
+                fields = row.split()
+                if "myself" in fields[2]:
+                    owners[node.port] = " ".join(fields[8:])
+        return owners
+
     def replicas_of(self, master: ClusterNode) -> list[ClusterNode]:
         return [
             node
