@@ -250,7 +250,8 @@ async def test_a_waiting_ai_room_that_expires_frees_its_workers_seat(
             break
         await asyncio.sleep(0.1)
     else:
-        raise AssertionError("the worker never found the expired room gone")
+        tail = "\n".join(worker.log_text().splitlines()[-40:])
+        raise AssertionError(f"the worker never found the expired room gone; its log:\n{tail}")
 
     newcomer = await Session.connect(server.ws_url, name="Bea")
     try:
