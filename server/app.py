@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import logging
 import time
 from collections.abc import AsyncIterator
@@ -22,7 +21,7 @@ from starlette.staticfiles import StaticFiles
 
 from protocol import codec
 from protocol.messages import ErrorCode, Reconnect
-from server import keys, logs, metrics
+from server import collector, keys, logs, metrics
 from server.account_routes import ROUTES as ACCOUNT_ROUTES
 from server.accounts import AccountError
 from server.addresses import AddressCounter, TrustedProxies
@@ -188,15 +187,13 @@ def create_app(settings: Settings | None = None) -> Starlette:
         app.state.addresses = AddressCounter(settings.max_connections_per_address)
         app.state.trusted_proxies = TrustedProxies(settings.trusted_proxies)
         app.state.draining = False
-        # Everything allocated so far lives as long as the process: keep it out of the
-        # collector's way, and collect less often (a full collection pauses every game).
-        gc.collect()
-        gc.freeze()
-        gc.set_threshold(50_000, 20, 100)
+        collector.settle()
+        full_collections = asyncio.create_task(collector.collect_every(settings.full_gc_seconds))
         log.info("server ready", extra={"redis": redact(settings.redis_url)})
         try:
             yield
         finally:
+            full_collections.cancel()
             parts.stop_upkeep()
             await drain(app)
             await parts.stop()

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client import CollectorRegistry, Counter, Gauge, GCCollector, Histogram
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
 REGISTRY = CollectorRegistry(auto_describe=True)
+#: python_gc_collections_total and python_gc_objects_collected_total, by generation: the
+#: full collections (generation 2) and the cycles they freed (server/collector.py).
+GCCollector(registry=REGISTRY)
 
 CONNECTIONS = Gauge(
     "gin_connections", "Open websocket connections on this process", registry=REGISTRY

@@ -114,6 +114,8 @@ class Settings:
     #: every third of it): a process that died shows its players offline within this.
     presence_seconds: float = 30.0
     turn_clock_interval: float = 1.0
+    #: A full collection of reference cycles this often (0: only CPython's own rule).
+    full_gc_seconds: float = 600.0
 
     # -- Redis Cluster and replicas ----------------------------------------------------------
     #: ``REDIS_URL`` names a node (or ``HOST:PORT,HOST:PORT`` several) of a Redis Cluster.
@@ -204,6 +206,7 @@ class Settings:
             ai_worker_key=env.get("GIN_AI_WORKER_KEY") or None,
             ai_lease_seconds=_float(env, "GIN_AI_LEASE_SECONDS", cls.ai_lease_seconds, 0.5),
             presence_seconds=_float(env, "GIN_PRESENCE_SECONDS", cls.presence_seconds, 1.0),
+            full_gc_seconds=_float(env, "GIN_FULL_GC_SECONDS", cls.full_gc_seconds),
             redis_cluster=_flag(env, "GIN_REDIS_CLUSTER"),
             redis_wait_replicas=_int(env, "GIN_REDIS_WAIT_REPLICAS", cls.redis_wait_replicas),
             redis_wait_timeout_ms=_int(

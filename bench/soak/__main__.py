@@ -209,6 +209,8 @@ async def run(args: argparse.Namespace, work: Path, children: Children) -> int:
         )
         + f" (limit {GROWTH_LIMIT / MIB:g} MiB over {GROWTH_WINDOW / 60:g} min)"
     )
+    for name, line in (await asyncio.to_thread(cluster.collector_figures)).items():
+        print(f"{name} collector: {line}")
     case: Abandoned | None = None
     if args.abandoned:
         await asyncio.sleep(args.grace + 4.0)  # the load's own AI rooms wait, seats given up

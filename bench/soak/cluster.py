@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,6 +13,19 @@ import redis.asyncio as redis
 
 from bench.load.processes import PYTHON, ROOT, Child, Children, rss_of
 from bench.load.servers import WORKER_KEY, start_game_server, start_redis
+
+
+def collector_line(metrics: str) -> str:
+    """``full collections N; freed by generation 0/1/2: a/b/c`` from a ``/metrics`` page."""
+    counts: dict[str, dict[str, str]] = {"collections": {}, "objects_collected": {}}
+    for line in metrics.splitlines():
+        for kind, found in counts.items():
+            prefix = f'python_gc_{kind}_total{{generation="'
+            if line.startswith(prefix):
+                found[line[len(prefix)]] = line.split()[-1].removesuffix(".0")
+    freed = "/".join(counts["objects_collected"].get(g, "?") for g in "012")
+    full = counts["collections"].get("2", "?")
+    return f"full collections {full}; freed by generation 0/1/2: {freed}"
 
 
 @dataclass
@@ -28,6 +42,16 @@ class Cluster:
 
     def processes(self) -> list[Child]:
         return [*(child for child, _ in self.servers), self.worker, self.redis]
+
+    def collector_figures(self) -> dict[str, str]:
+        """Each live server's full collections and the objects its collector freed, by
+        generation, from its ``/metrics`` (``server/collector.py``)."""
+        figures = {}
+        for child, port in self.servers:
+            if child.alive():
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as r:
+                    figures[child.name] = collector_line(r.read().decode())
+        return figures
 
     def snapshot_heaps(self) -> None:
         """Ask every tracing server for a tracemalloc snapshot (``server/heap_trace.py``)."""

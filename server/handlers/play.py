@@ -40,11 +40,28 @@ class Play:
     async def act(self, conn: Connection, message: m.Act) -> Reply:
         assert conn.player_id is not None
         started = time.perf_counter()
+        # When what came first was unseen (a worker taking its seat), the act is made again on
+        # the room as Redis holds it now: this process's copy may not have heard of the change
+        # yet (acting on it again and again was a recursion without end while its feed was
+        # slow). The stored version moves on each time, within UNSEEN_CHANGES_MAX.
+        for attempt in range(UNSEEN_CHANGES_MAX + 1):
+            reply = await self._act(conn, message, started, stored=attempt > 0)
+            if reply is not None:
+                return reply
+        raise RequestFailed(
+            ErrorCode.STALE_SEQUENCE, "other changes kept coming first; resync and try again"
+        )
+
+    async def _act(
+        self, conn: Connection, message: m.Act, started: float, *, stored: bool
+    ) -> Reply | None:
+        """The act applied (its reply), or None to act again on the stored room."""
+        assert conn.player_id is not None
         hub = self._hub
         # The room as this process last saw it, when that is the number the client acted on:
         # no read needed, the compare-and-set of the commit refuses it if it is out of date.
         version = message.seq
-        cached = hub.cached(message.room, version)
+        cached = None if stored else hub.cached(message.room, version)
         if cached is not None:
             room = cached
         else:
@@ -97,9 +114,7 @@ class Play:
             )
         if result.status is not CommitStatus.OK:
             if await self._unseen_since(room.id, message.seq, result.version):
-                # What came first was unseen (a worker taking its seat): act again on the room
-                # as it is now. The version moved, so this ends within UNSEEN_CHANGES_MAX.
-                return await self.act(conn, message)
+                return None
             raise RequestFailed(
                 ErrorCode.STALE_SEQUENCE,
                 "another change came first; resync and try again",

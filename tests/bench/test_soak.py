@@ -33,6 +33,9 @@ def test_a_short_soak_plays_the_mixed_load_and_prints_its_rows_and_totals() -> N
     reconnects = number(r"reconnects: (\d+)", out)
     assert reconnects >= 2 and number(r"resumed exactly: (\d+)", out) == reconnects
     assert "server RSS growth over the last" in out and "server-a" in out
+    for server in ("server-a", "server-b"):
+        assert re.search(rf"{server} collector: full collections \d+; freed by generation "
+                         r"0/1/2: \d+/\d+/\d+", out), out  # fmt: skip
     assert re.search(r"AI's first move within 5 s in 2/2 \(median [\d.]+ s", out), out
     assert "AI requests pending after the grace: 0" in out
     assert re.search(r"-- server-b: tracemalloc \d+ .*since the baseline", out), out
