@@ -110,6 +110,8 @@ def min_deadwood_mask(mask: int) -> int:
     options = _set_options(mask)
     if not options:
         return _runs_points(mask)
+    if len(options) == 1:  # the common case: one rank that could be a set
+        return min(_runs_points(mask & ~sets) for sets in options[0])
     return min(_runs_points(mask & ~sum(combo)) for combo in product(*options))
 
 
@@ -134,6 +136,8 @@ def min_deadwood_after_discard_mask(mask: int) -> int:
     options = _set_options(mask)
     if not options:
         return _runs_points_after_discard(mask)
+    if len(options) == 1:
+        return min(_runs_points_after_discard(mask & ~sets) for sets in options[0])
     return min(_runs_points_after_discard(mask & ~sum(combo)) for combo in product(*options))
 
 
@@ -289,28 +293,36 @@ def _all_melds_within(mask: int) -> list[int]:
 def all_best_arrangements(cards: Iterable[str]) -> tuple[Arrangement, ...]:
     """Every split into melds with the least deadwood points (distinct meld partitions)."""
     mask = to_mask(cards)
-    target = min_deadwood_mask(mask)
-    melds = _all_melds_within(mask)
     found: list[Arrangement] = []
-
-    def search(rest: int, chosen: list[int], deadwood: int, points: int) -> None:
-        if points > target:
-            return
-        if not rest:
-            if points == target:
-                found.append(_arrangement_from_masks(chosen, deadwood))
-            return
-        low = rest & -rest
-        value = INDEX_VALUES[low.bit_length() - 1]
-        search(rest ^ low, chosen, deadwood | low, points + value)
-        for meld in melds:
-            if meld & low and meld & rest == meld:
-                chosen.append(meld)
-                search(rest & ~meld, chosen, deadwood, points)
-                chosen.pop()
-
-    search(mask, [], 0, 0)
+    _partitions(mask, _all_melds_within(mask), min_deadwood_mask(mask), [], 0, 0, found)
     return tuple(found)
+
+
+def _partitions(
+    rest: int,
+    melds: list[int],
+    target: int,
+    chosen: list[int],
+    deadwood: int,
+    points: int,
+    found: list[Arrangement],
+) -> None:
+    # A module function, not a closure calling itself: such a closure is a reference cycle
+    # that only the cycle collector frees, one per scored knock (docs/scaling.md).
+    if points > target:
+        return
+    if not rest:
+        if points == target:
+            found.append(_arrangement_from_masks(chosen, deadwood))
+        return
+    low = rest & -rest
+    value = INDEX_VALUES[low.bit_length() - 1]
+    _partitions(rest ^ low, melds, target, chosen, deadwood | low, points + value, found)
+    for meld in melds:
+        if meld & low and meld & rest == meld:
+            chosen.append(meld)
+            _partitions(rest & ~meld, melds, target, chosen, deadwood, points, found)
+            chosen.pop()
 
 
 # --- layoffs ----------------------------------------------------------------------------------
@@ -370,6 +382,31 @@ def _attachments(meld: int) -> int:
     return fits
 
 
+class _LayoffSearch:
+    """The search behind ``best_layoffs``: an object rather than a closure calling itself,
+    which would be a reference cycle left to the cycle collector on every scored knock."""
+
+    __slots__ = ("best", "seen")
+
+    def __init__(self, points: int) -> None:
+        self.best: tuple[int, int, tuple[Layoff, ...]] = (points, 0, ())
+        self.seen: set[tuple[int, ...]] = set()
+
+    def run(self, rest: int, current: list[int], laid: tuple[Layoff, ...]) -> None:
+        key = (rest, *current)
+        if key in self.seen:
+            return
+        self.seen.add(key)
+        points = min_deadwood_mask(rest)
+        if (points, len(laid)) < self.best[:2]:
+            self.best = (points, len(laid), laid)
+        for position, meld in enumerate(current):
+            for index in iter_indices(_attachments(meld) & rest):
+                current[position] = meld | (1 << index)
+                self.run(rest ^ (1 << index), current, (*laid, Layoff(DECK[index], position)))
+                current[position] = meld
+
+
 def best_layoffs(
     knocker_melds: Sequence[Sequence[str]], defender_cards: Iterable[str]
 ) -> DefenderResult:
@@ -383,26 +420,9 @@ def best_layoffs(
     hand = to_mask(defender_cards)
     if any(hand & meld for meld in melds):
         raise ValueError("the defender's cards overlap the knocker's melds")
-    best: tuple[int, int, tuple[Layoff, ...]] = (min_deadwood_mask(hand), 0, ())
-    seen: set[tuple[int, ...]] = set()
-
-    def search(rest: int, current: list[int], laid: tuple[Layoff, ...]) -> None:
-        nonlocal best
-        key = (rest, *current)
-        if key in seen:
-            return
-        seen.add(key)
-        points = min_deadwood_mask(rest)
-        if (points, len(laid)) < best[:2]:
-            best = (points, len(laid), laid)
-        for position, meld in enumerate(current):
-            for index in iter_indices(_attachments(meld) & rest):
-                current[position] = meld | (1 << index)
-                search(rest ^ (1 << index), current, (*laid, Layoff(DECK[index], position)))
-                current[position] = meld
-
-    search(hand, melds, ())
-    laid = best[2]
+    search = _LayoffSearch(min_deadwood_mask(hand))
+    search.run(hand, melds, ())
+    laid = search.best[2]
     rest = hand & ~to_mask(layoff.card for layoff in laid)
     return DefenderResult(layoffs=laid, arrangement=best_arrangement_mask(rest))
 

@@ -146,19 +146,25 @@ def tie_break(cards: Sequence[int], rng: random.Random) -> int:
 
 
 _SUIT = (1 << 13) - 1
+_RANKS = tuple(sum(1 << (suit * 13 + rank) for suit in range(4)) for rank in range(13))
+#: The cards that a shift of the whole hand by one or two ranks keeps within their suit.
+_UP_ONE = ((1 << 52) - 1) & ~_RANKS[12]
+_UP_TWO = _UP_ONE & ~_RANKS[11]
+_DOWN_ONE = ((1 << 52) - 1) & ~_RANKS[0]
+_DOWN_TWO = _DOWN_ONE & ~_RANKS[1]
 
 
 def meld_outs(hand: int) -> int:
     """Cards not in the hand that would join a meld with its cards: the third or fourth card
     of a rank it holds twice or more, or a card making three in a row with two of its cards."""
-    suits = [(hand >> (13 * s)) & _SUIT for s in range(4)]
-    outs = 0
-    for s, p in enumerate(suits):
-        run = ((p << 1) & (p << 2)) | ((p << 1) & (p >> 1)) | ((p >> 1) & (p >> 2))
-        outs |= (run & _SUIT) << (13 * s)
-    c, d, h, s_ = suits
+    above = (hand & _UP_ONE) << 1  # one rank above a card of the hand, same suit
+    two_above = (hand & _UP_TWO) << 2
+    below = (hand & _DOWN_ONE) >> 1
+    two_below = (hand & _DOWN_TWO) >> 2
+    outs = (above & two_above) | (above & below) | (below & two_below)
+    c, d, h, s = hand & _SUIT, (hand >> 13) & _SUIT, (hand >> 26) & _SUIT, hand >> 39
     # Ranks held at least twice.
-    twice = (c & (d | h | s_)) | (d & (h | s_)) | (h & s_)
+    twice = (c & (d | h | s)) | (d & (h | s)) | (h & s)
     outs |= twice | (twice << 13) | (twice << 26) | (twice << 39)
     return outs & ~hand
 
