@@ -6,12 +6,17 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from client.session import RequestError, Session
 from tests.support.accounts import acall, claim, sign_in
 from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
 from tests.support.players import close_all, play_match, private_match
 from tests.support.polling import eventually
 from tests.support.server_process import ServerProcess
+
+#: Every test here only talks to its servers: they are shared (tests/support/fixtures.py).
+pytestmark = pytest.mark.shared_server
 
 PASSWORD = "correct horse battery"
 

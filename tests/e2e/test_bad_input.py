@@ -8,6 +8,7 @@ import asyncio
 from typing import Any
 
 import msgpack
+import pytest
 from websockets.exceptions import ConnectionClosed
 
 from client.session import Session
@@ -109,6 +110,7 @@ async def test_malformed_frames_are_answered_and_change_nothing(
         await close_all(a, b)
 
 
+@pytest.mark.shared_server
 async def test_moves_that_are_not_the_senders_to_make(gin_server: ServerProcess) -> None:
     a, b, room = await private_match(gin_server.ws_url, gin_server.ws_url)
     spectator = await Session.connect(gin_server.ws_url, name="Watcher")
@@ -187,6 +189,7 @@ async def test_a_flood_is_cut_off_and_others_do_not_notice(server_factory: Serve
         await close_all(flooder, other)
 
 
+@pytest.mark.shared_server
 async def test_an_oversized_frame_is_refused_with_the_limit(gin_server: ServerProcess) -> None:
     session = await Session.connect(gin_server.ws_url, name="Big")
     try:
@@ -205,6 +208,7 @@ async def test_an_oversized_frame_is_refused_with_the_limit(gin_server: ServerPr
         await session.close()
 
 
+@pytest.mark.shared_server
 async def test_the_longest_request_ids_are_kept_like_any_other(gin_server: ServerProcess) -> None:
     """A request id may be 64 characters of any script (up to 256 UTF-8 bytes): an ``act`` and
     a ``create_room`` with such an id are applied and remembered for their retries, not

@@ -30,6 +30,7 @@ from tests.support.friends import member
 from tests.support.players import close_all
 
 
+@pytest.mark.shared_server
 async def test_a_rated_challenge_accepted_on_another_process_seats_both_in_one_new_room(
     server_factory: ServerFactory, store: Store
 ) -> None:
@@ -86,6 +87,7 @@ async def test_a_rated_challenge_accepted_on_another_process_seats_both_in_one_n
         await close_all(ada, bob)
 
 
+@pytest.mark.shared_server
 async def test_a_casual_challenge_without_a_clock(
     server_factory: ServerFactory, store: Store
 ) -> None:
@@ -114,6 +116,7 @@ async def test_a_casual_challenge_without_a_clock(
         await close_all(ada, bob)
 
 
+@pytest.mark.shared_server
 async def test_declined_and_cancelled_each_seen_by_the_other_and_closed(
     server_factory: ServerFactory,
 ) -> None:
@@ -176,6 +179,7 @@ async def test_an_expired_challenge_cannot_be_accepted(server_factory: ServerFac
         await close_all(ada, bob)
 
 
+@pytest.mark.shared_server
 async def test_the_default_challenge_lasts_a_minute(server_factory: ServerFactory) -> None:
     one = server_factory(env=FAST_CLIENT_ENV)
     ada, ada_token = await member(one, "Ada_Minute")
@@ -188,6 +192,7 @@ async def test_the_default_challenge_lasts_a_minute(server_factory: ServerFactor
         await close_all(ada, bob)
 
 
+@pytest.mark.shared_server
 async def test_a_sender_has_at_most_three_open_challenges(server_factory: ServerFactory) -> None:
     one = server_factory(env=FAST_CLIENT_ENV)
     ada, ada_token = await member(one, "Ada_Cap")
@@ -209,6 +214,7 @@ async def test_a_sender_has_at_most_three_open_challenges(server_factory: Server
         await close_all(ada, *(session for session, _ in targets))
 
 
+@pytest.mark.shared_server
 async def test_who_may_challenge_nobody_friends_only_everyone(
     server_factory: ServerFactory,
 ) -> None:
@@ -258,6 +264,7 @@ async def test_who_may_challenge_nobody_friends_only_everyone(
         await close_all(ada, bob, cy, guest)
 
 
+@pytest.mark.shared_server
 async def test_a_block_either_way_refuses_the_challenge_like_a_setting(
     server_factory: ServerFactory,
 ) -> None:
@@ -291,6 +298,7 @@ async def test_a_block_either_way_refuses_the_challenge_like_a_setting(
         await close_all(ada, bob)
 
 
+@pytest.mark.shared_server
 async def test_a_challenge_of_a_player_banned_since_is_no_longer_open(
     server_factory: ServerFactory, store: Store
 ) -> None:
@@ -339,6 +347,7 @@ async def test_accepting_counts_the_room_for_both_within_their_limits(
         await close_all(ada, bob)
 
 
+@pytest.mark.shared_server
 async def test_each_change_nudges_the_other_players_connections_on_every_process(
     server_factory: ServerFactory,
 ) -> None:

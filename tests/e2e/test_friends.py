@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 import time
 
+import pytest
+
 from client.session import Session
 from server.store import Store
 from tests.support.accounts import acall
@@ -30,6 +32,7 @@ from tests.support.players import close_all
 VALID_SECONDS = 3.0
 
 
+@pytest.mark.shared_server
 async def test_a_request_accepted_on_another_process_makes_two_friends_online(
     server_factory: ServerFactory,
 ) -> None:
@@ -59,6 +62,7 @@ async def test_a_request_accepted_on_another_process_makes_two_friends_online(
         await close_all(ada, bob)
 
 
+@pytest.mark.shared_server
 async def test_requests_that_cross_make_friends_at_once(server_factory: ServerFactory) -> None:
     one, two = server_factory(env=FAST_CLIENT_ENV), server_factory(env=FAST_CLIENT_ENV)
     pairs = []
@@ -81,6 +85,7 @@ async def test_requests_that_cross_make_friends_at_once(server_factory: ServerFa
             assert listed["received"] == [] and listed["sent"] == [], listed
 
 
+@pytest.mark.shared_server
 async def test_declined_removed_and_each_refusal_with_its_code(
     server_factory: ServerFactory,
 ) -> None:
@@ -126,6 +131,7 @@ async def test_declined_removed_and_each_refusal_with_its_code(
         await close_all(ada, bob, guest)
 
 
+@pytest.mark.shared_server
 async def test_presence_offline_since_and_playing_reach_the_friend_on_another_process(
     server_factory: ServerFactory,
 ) -> None:
@@ -211,6 +217,7 @@ async def test_a_process_that_dies_takes_its_players_offline_within_its_presence
         await close_all(ada, bob)
 
 
+@pytest.mark.shared_server
 async def test_a_deleted_account_leaves_no_friend_nor_request_behind(
     server_factory: ServerFactory, redis_url: str
 ) -> None:
@@ -235,6 +242,7 @@ async def test_a_deleted_account_leaves_no_friend_nor_request_behind(
         await close_all(ada, bob, cy)
 
 
+@pytest.mark.shared_server
 async def test_a_request_from_the_table_names_the_other_seat_each_refusal_with_its_code(
     server_factory: ServerFactory,
 ) -> None:

@@ -12,6 +12,9 @@ from protocol import messages as m
 from tests.support.players import close_all, expect_error, private_match
 from tests.support.server_process import WORKER_KEY, ServerProcess
 
+#: Every test here only talks to its servers: they are shared (tests/support/fixtures.py).
+pytestmark = pytest.mark.shared_server
+
 
 async def test_origin_check(gin_server: ServerProcess) -> None:
     for origin in ("http://evil.example.com", f"http://127.0.0.1:{gin_server.port + 1}"):

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import secrets
 
+import pytest
+
 from client.session import Session
 from server.handlers.rooms import INVITE_ALPHABET, INVITE_LENGTH
 from tests.support.accounts import PASSWORD, claim
@@ -15,6 +17,7 @@ from tests.support.players import close_all, expect_error
 from tests.support.server_process import ServerProcess
 
 
+@pytest.mark.shared_server
 async def test_an_invite_greets_before_the_seat_is_taken(gin_server: ServerProcess) -> None:
     host = await Session.connect(gin_server.ws_url, name="Host Ada")
     guest = await Session.connect(gin_server.ws_url, name="Guest")
@@ -52,6 +55,7 @@ async def test_an_invite_greets_before_the_seat_is_taken(gin_server: ServerProce
         await close_all(host, guest, late)
 
 
+@pytest.mark.shared_server
 async def test_a_rated_invite_says_it_is_rated(gin_server: ServerProcess) -> None:
     host = await Session.connect(gin_server.ws_url, name="Rated Host")
     await host.close()

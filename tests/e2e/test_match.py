@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import random
 
+import pytest
+
 from client.session import Session
 from protocol.messages import AiSeat
 from tests.support.fixtures import ServerFactory
@@ -21,6 +23,7 @@ from tests.support.players import (
 from tests.support.server_process import WORKER_KEY, ServerProcess
 
 
+@pytest.mark.shared_server
 async def test_whole_match_to_100_every_view_follows_the_rules(gin_server: ServerProcess) -> None:
     a, b, room = await private_match(gin_server.ws_url, gin_server.ws_url, target=100)
     try:
@@ -68,6 +71,7 @@ async def test_two_server_processes_one_player_on_each(server_factory: ServerFac
         await close_all(a, b)
 
 
+@pytest.mark.shared_server
 async def test_ai_room_seat_played_by_a_scripted_worker(gin_server: ServerProcess) -> None:
     player = await Session.connect(gin_server.ws_url, name="Human")
     worker = await Session.connect(

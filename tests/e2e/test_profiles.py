@@ -9,11 +9,16 @@ import urllib.parse
 import urllib.request
 from typing import Any
 
+import pytest
+
 from client.session import Session
 from tests.support.accounts import acall, claim
 from tests.support.players import close_all, play_match, private_match
 from tests.support.polling import eventually
 from tests.support.server_process import ServerProcess
+
+#: Every test here only talks to its servers: they are shared (tests/support/fixtures.py).
+pytestmark = pytest.mark.shared_server
 
 PASSWORD = "correct horse battery"
 

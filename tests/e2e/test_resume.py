@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import random
 
+import pytest
+
 from client.session import Session
 from protocol import messages as m
 from server.store import Store
@@ -22,6 +24,7 @@ def _room_frames(session: Session, room: str) -> list[m.Update | m.Snapshot]:
     ]
 
 
+@pytest.mark.shared_server
 async def test_resume_from_a_past_number_gets_exactly_the_missed_updates(
     gin_server: ServerProcess,
 ) -> None:
@@ -105,6 +108,7 @@ async def test_resume_from_a_trimmed_number_gets_a_snapshot(
         await close_all(a, b)
 
 
+@pytest.mark.shared_server
 async def test_resume_of_an_unknown_room(gin_server: ServerProcess) -> None:
     session = await Session.connect(gin_server.ws_url)
     try:

@@ -9,6 +9,7 @@ import random
 import re
 
 import msgpack
+import pytest
 
 from client.session import Session
 from protocol import messages as m
@@ -25,6 +26,7 @@ from tests.support.players import (
 from tests.support.server_process import ServerProcess
 
 
+@pytest.mark.shared_server
 async def test_invite_flow(gin_server: ServerProcess) -> None:
     a = await Session.connect(gin_server.ws_url, name="Host")
     b = await Session.connect(gin_server.ws_url, name="Guest")
@@ -94,6 +96,7 @@ async def test_quick_match_pairs_two_players(gin_server: ServerProcess) -> None:
         await close_all(first, second, third)
 
 
+@pytest.mark.shared_server
 async def test_leaving_forfeits_and_rematch_starts_a_new_room(gin_server: ServerProcess) -> None:
     a, b, room = await private_match(gin_server.ws_url, gin_server.ws_url, target=100)
     try:
@@ -236,6 +239,7 @@ def _metric(text: str, name: str) -> float:
     raise AssertionError(f"no metric {name}")
 
 
+@pytest.mark.shared_server
 async def test_the_hello_ack_gives_each_ai_level_its_rating_from_the_league_table(
     gin_server: ServerProcess,
 ) -> None:

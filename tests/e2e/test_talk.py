@@ -4,6 +4,8 @@ rate limited per seat across processes, and never stored (``docs/protocol.md``, 
 
 from __future__ import annotations
 
+import pytest
+
 from client.session import Session
 from protocol import codec
 from protocol import messages as m
@@ -14,6 +16,7 @@ from tests.support.players import close_all, expect_error, play_match, private_m
 from tests.support.server_process import WORKER_KEY, ServerProcess
 
 
+@pytest.mark.shared_server
 async def test_a_phrase_reaches_the_other_seat_on_another_process_and_no_watcher(
     server_factory: ServerFactory,
 ) -> None:
@@ -36,6 +39,7 @@ async def test_a_phrase_reaches_the_other_seat_on_another_process_and_no_watcher
         await players.close()
 
 
+@pytest.mark.shared_server
 async def test_every_connection_of_the_other_seat_hears_it_but_a_1_0_client(
     server_factory: ServerFactory,
 ) -> None:
@@ -129,6 +133,7 @@ async def test_the_rate_limit_counts_per_seat_across_processes(
         await players.close()
 
 
+@pytest.mark.shared_server
 async def test_quick_messages_are_not_stored_in_the_room_history_or_replays(
     server_factory: ServerFactory, redis_url: str
 ) -> None:

@@ -5,10 +5,15 @@ a real server process, frames sent as they are (the client's own checks would no
 
 from __future__ import annotations
 
+import pytest
+
 from client.session import Session
 from protocol import codec
 from protocol import messages as m
 from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
+
+#: Every test here only talks to its servers: they are shared (tests/support/fixtures.py).
+pytestmark = pytest.mark.shared_server
 
 PERSON = ["2C", "4C", "5C", "6C", "6S", "7C", "7D", "7S", "AC", "QS"]
 

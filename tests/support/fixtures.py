@@ -11,6 +11,17 @@
 - ``server_factory`` (function): starts real ``python -m server`` processes on ``redis_url``
   (``tests.support.server_process``), killed after the test; their logs are shown when the
   test fails. ``gin_server``: one of them, with loose rate limits.
+- ``@pytest.mark.shared_server`` on a test (or ``pytestmark`` of a module): its servers are
+  shared with the other marked tests of its module instead. ``server_factory(env=E)`` then
+  hands out the n-th server with settings ``E`` that this worker process keeps for the
+  module (``shared_servers``, ``tests.support.shared_servers``, on a redis-server of the
+  module's own that is never flushed), started once and left running after the test;
+  ``redis_url`` (and so ``store``) is that Redis. A call with ``start=False``, ``port=`` or
+  ``redis=`` still makes a server of the test's own. Only a test that never stops, kills or
+  reconfigures a server, whose players, rooms and handles are not those of another test of
+  its module, and which asserts nothing that holds only when it is alone on the server
+  (counts of rooms, the lobby's lists, gauges and counters, the server's log, limits per
+  address, the quick-match queue) may carry the mark.
 
 Async fixtures run in the test's own event loop (``loop_scope="function"``, the default
 loop scope of tests).
@@ -28,6 +39,7 @@ from client.session import Session
 from server.store import Store, StoreConfig
 from tests.support.redis_server import RedisServer, redis_server_binary
 from tests.support.server_process import ServerProcess
+from tests.support.shared_servers import SharedServers
 
 StoreFactory = Callable[..., Awaitable[Store]]
 
@@ -50,7 +62,10 @@ def redis_server() -> Iterator[RedisServer]:
 
 
 @pytest.fixture
-def redis_url(redis_server: RedisServer) -> str:
+def redis_url(request: pytest.FixtureRequest, redis_server: RedisServer) -> str:
+    shared = _shared(request)
+    if shared is not None:
+        return shared.redis_url
     if not redis_server.running:  # a test took it down: bring it back, same port
         redis_server.start()
     redis_server.flushall()
@@ -98,6 +113,30 @@ FAST_CLIENT_ENV = {
 
 ServerFactory = Callable[..., ServerProcess]
 _SERVERS = pytest.StashKey[list[ServerProcess]]()
+#: The shared servers a test used, with the size of each one's log when the test took it.
+_SHARED_USED = pytest.StashKey[list[tuple[ServerProcess, int]]]()
+SHARED_MARK = "shared_server"
+
+
+def _shared(request: pytest.FixtureRequest) -> SharedServers | None:
+    """The worker's shared servers, set to the test's module, if the test is marked."""
+    if request.node.get_closest_marker(SHARED_MARK) is None:
+        return None
+    shared: SharedServers = request.getfixturevalue("shared_servers")
+    shared.use(str(request.node.path))
+    return shared
+
+
+@pytest.fixture(scope="session")
+def shared_servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedServers]:
+    """This worker process's shared servers (see ``tests.support.shared_servers``)."""
+    if redis_server_binary() is None:
+        pytest.fail(_MISSING, pytrace=False)
+    pool = SharedServers(tmp_path_factory.mktemp("shared-servers"))
+    try:
+        yield pool
+    finally:
+        pool.close()
 
 
 @pytest.hookimpl(wrapper=True)
@@ -111,6 +150,13 @@ def pytest_runtest_makereport(
             report.sections.append(
                 (f"server log (port {server.port}, {server.log_path})", server.log_tail(80))
             )
+        for server, offset in item.stash.get(_SHARED_USED, []):
+            report.sections.append(
+                (
+                    f"shared server log from this test on (port {server.port}, {server.log_path})",
+                    server.log_tail(80, since=offset),
+                )
+            )
     return report
 
 
@@ -119,9 +165,14 @@ def server_factory(
     request: pytest.FixtureRequest, redis_url: str, tmp_path: Path
 ) -> Iterator[ServerFactory]:
     """``server_factory(env={...}, start=True, port=None)`` -> a ``ServerProcess`` on the
-    test's Redis (``redis_url``), started unless ``start=False``; all killed after the test."""
+    test's Redis (``redis_url``), started unless ``start=False``; all killed after the test.
+    In a test marked ``shared_server``, a plain ``server_factory(env=E)`` is the next of this
+    worker's shared servers with settings ``E`` instead, left running."""
     servers: list[ServerProcess] = []
     request.node.stash[_SERVERS] = servers
+    shared = _shared(request)
+    shared_used: list[tuple[ServerProcess, int]] = []
+    request.node.stash[_SHARED_USED] = shared_used
 
     def make(
         *,
@@ -130,6 +181,11 @@ def server_factory(
         port: int | None = None,
         redis: str | None = None,
     ) -> ServerProcess:
+        if shared is not None and start and port is None and redis is None:
+            nth = sum(1 for used, _ in shared_used if used.extra_env == dict(env or {}))
+            taken = shared.get(env or {}, nth)
+            shared_used.append((taken, taken.log_size()))
+            return taken
         server = ServerProcess(redis or redis_url, env=env, port=port, log_dir=tmp_path)
         servers.append(server)
         if start:

@@ -30,6 +30,11 @@ def _cluster_port() -> int:
     return free_port(also=(10_000,))
 
 
+def _tls_cluster_port() -> int:
+    """A free port whose TLS port (port + 1) and that one's cluster bus port are free too."""
+    return free_port(also=(1, 10_000, 10_001))
+
+
 def _node_id(port: int) -> str:
     return _reply(port, "CLUSTER", "MYID").strip()
 
@@ -65,10 +70,14 @@ class ClusterNode:
     """One node of the test cluster (a ``RedisServer`` started with cluster options)."""
 
     server: RedisServer
-    tls_port: int | None = None
-    """The node's TLS port, in a cluster with ``tls`` (the nodes speak TLS among themselves
-    too: ``tls-cluster``, ``tls-replication``); its plain port stays for the tests' own
-    commands."""
+    tls: bool = False
+    """In a cluster with ``tls``: the nodes speak TLS among themselves too (``tls-cluster``,
+    ``tls-replication``) on ``tls_port``; the plain port stays for the tests' own commands."""
+
+    @property
+    def tls_port(self) -> int | None:
+        """The node's TLS port (its plain port + 1), in a cluster with ``tls``."""
+        return self.port + 1 if self.tls else None
 
     @property
     def port(self) -> int:
@@ -127,9 +136,20 @@ class RedisCluster:
         )  # fmt: skip
         if tls is None:
             return ClusterNode(RedisServer(extra_args=args, pick_port=_cluster_port))
-        tls_port = _cluster_port()  # its cluster bus is on tls_port + 10000
-        args += (*redis_tls_args(tls, tls_port), "--tls-cluster", "yes", "--tls-replication", "yes")
-        return ClusterNode(RedisServer(extra_args=args, pick_port=_cluster_port), tls_port)
+
+        def tls_args(port: int) -> tuple[str, ...]:
+            return (
+                *redis_tls_args(tls, port + 1),
+                "--tls-cluster",
+                "yes",
+                "--tls-replication",
+                "yes",
+            )
+
+        # the TLS port is the plain one + 1, its cluster bus that + 10000: chosen together, at
+        # each start attempt (one chosen apart, ahead, could be taken by then, every retry failing)
+        server = RedisServer(extra_args=args, pick_port=_tls_cluster_port, port_args=tls_args)
+        return ClusterNode(server, tls=True)
 
     def tls_url(self, credentials: str = "") -> str:
         """A startup node's ``rediss://`` URL (``credentials``: ``USER:PASSWORD``)."""

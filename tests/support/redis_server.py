@@ -69,6 +69,7 @@ class RedisServer:
         binary: str | None = None,
         extra_args: tuple[str, ...] = (),
         pick_port: Callable[[], int] | None = None,
+        port_args: Callable[[int], tuple[str, ...]] | None = None,
     ) -> None:
         found = binary or redis_server_binary()
         if found is None:
@@ -79,6 +80,9 @@ class RedisServer:
         self.appendfsync = appendfsync
         self.extra_args = extra_args
         self._pick_port = pick_port or free_port
+        #: Arguments that name other ports beside the chosen one (a TLS port): chosen with it,
+        #: so that a retry on another port moves them too.
+        self._port_args = port_args
         self.port: int | None = None
         self.dir = Path(tempfile.mkdtemp(prefix="gin-redis-"))
         self.log_path = self.dir / "redis.log"
@@ -155,6 +159,7 @@ class RedisServer:
             "--unixsocket", str(self.socket_path),
             "--unixsocketperm", "700",
             *self.extra_args,
+            *(self._port_args(port) if self._port_args is not None else ()),
         ]  # fmt: skip
         with self.log_path.open("ab") as log:
             self._proc = subprocess.Popen(

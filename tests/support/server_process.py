@@ -198,14 +198,24 @@ class ServerProcess:
 
     # -- looking inside ----------------------------------------------------------------------
 
-    def log_text(self) -> str:
+    def log_text(self, since: int = 0) -> str:
+        """The log, from byte ``since`` on (a ``log_size()`` read earlier)."""
         try:
-            return self.log_path.read_text(errors="replace")
+            with self.log_path.open("rb") as log:
+                log.seek(since)
+                return log.read().decode(errors="replace")
         except OSError:
             return ""
 
-    def log_tail(self, lines: int = 60) -> str:
-        return "\n".join(self.log_text().splitlines()[-lines:])
+    def log_size(self) -> int:
+        """The log's length in bytes now (0 before the first start)."""
+        try:
+            return self.log_path.stat().st_size
+        except OSError:
+            return 0
+
+    def log_tail(self, lines: int = 60, *, since: int = 0) -> str:
+        return "\n".join(self.log_text(since).splitlines()[-lines:])
 
     def log_records(self) -> list[dict[str, Any]]:
         """The JSON log lines (others, like the start markers, are skipped)."""

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import socket
+from pathlib import Path
 
 from tests.support.ports import free_port
+from tests.support.redis_server import RedisServer
+from tests.support.tls import make_certificates, redis_tls_args
 
 
 def _ephemeral_range() -> tuple[int, int]:
@@ -45,3 +48,28 @@ def test_a_port_in_use_is_not_chosen() -> None:
     finally:
         for sock in listeners:
             sock.close()
+
+
+def test_a_redis_whose_tls_port_was_taken_starts_on_the_next_ports_chosen_together(
+    tmp_path: Path,
+) -> None:
+    """A TLS port chosen ahead of the start could be taken by then, and every retry on another
+    plain port failed the same way (seen in CI: 'no free port for redis-server after 5
+    attempts'). Chosen with the plain port, each attempt moves both."""
+    files = make_certificates(tmp_path)
+    first, second = free_port(also=(1,)), free_port(also=(1,))
+    picks = iter((first, second))
+    server = RedisServer(
+        pick_port=lambda: next(picks),
+        port_args=lambda port: redis_tls_args(files, port + 1),
+    )
+    with socket.socket() as taken:  # the first attempt's TLS port: someone else's now
+        taken.bind(("127.0.0.1", first + 1))
+        taken.listen()
+        try:
+            server.start()
+            assert server.port == second
+            with socket.create_connection(("127.0.0.1", second + 1), timeout=5):
+                pass  # its TLS port moved with it
+        finally:
+            server.close()

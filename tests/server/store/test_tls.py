@@ -59,9 +59,11 @@ class TlsRedis:
     """A redis-server with a TLS port (and its plain one for the test), the ACL user set."""
 
     def __init__(self, files: TlsFiles, *, clients: str = "no", extra: tuple[str, ...] = ()):
-        self.tls_port = free_port()
+        # the TLS port is the plain one + 1, chosen with it at each start attempt
         self.server = RedisServer(
-            extra_args=(*redis_tls_args(files, self.tls_port, clients=clients), *extra)
+            extra_args=extra,
+            pick_port=lambda: free_port(also=(1,)),
+            port_args=lambda port: redis_tls_args(files, port + 1, clients=clients),
         )
 
     def start(self) -> TlsRedis:
@@ -74,6 +76,10 @@ class TlsRedis:
     def port(self) -> int:
         assert self.server.port is not None
         return self.server.port
+
+    @property
+    def tls_port(self) -> int:
+        return self.port + 1
 
     def url(self, credentials: str = f"{USER}:{PASSWORD}", host: str = "127.0.0.1") -> str:
         return f"rediss://{credentials}@{host}:{self.tls_port}/0"
