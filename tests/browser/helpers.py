@@ -46,15 +46,29 @@ class ConsoleWatch:
 
     def __init__(self) -> None:
         self.errors: list[str] = []
+        self.refused: list[str] = []
+        self._cut_off: set[int] = set()
 
     def watch(self, page: Page) -> Page:
-        page.on("console", self._console)
+        page.on("console", lambda message: self._console(page, message))
         page.on("pageerror", lambda error: self.errors.append(f"page error: {error}"))
         return page
 
-    def _console(self, message: ConsoleMessage) -> None:
-        if message.type == "error":
-            self.errors.append(f"console error: {message.text} ({message.location})")
+    def cut_off(self, page: Page) -> None:
+        """The page's account is about to be signed out from elsewhere: until the server's
+        notice reaches it, a request it makes with its old token is refused (401), which the
+        browser logs as an error. Those refusals of the page's own API requests are counted in
+        ``refused``, not taken as errors; any other error still is one."""
+        self._cut_off.add(id(page))
+
+    def _console(self, page: Page, message: ConsoleMessage) -> None:
+        if message.type != "error":
+            return
+        text = f"console error: {message.text} ({message.location})"
+        refused = "status of 401 (Unauthorized)" in message.text and "/api/" in str(
+            message.location.get("url", "")
+        )
+        (self.refused if refused and id(page) in self._cut_off else self.errors).append(text)
 
 
 @dataclass
@@ -201,6 +215,19 @@ def play_hand(pages: list[Page], *, timeout: float = 90.0, use_drag_once: bool =
         if not acted:
             pages[0].wait_for_timeout(40)
     raise AssertionError(f"no hand result after {timeout} s and {moves} moves")
+
+
+#: ``ON_ANIMATE(see)`` in a page's script: ``see(animation)`` for each animation the page makes
+#: with ``Element.animate`` from now on, as it is made (a busy machine may draw no frame of a
+#: short one, so sampling frames can miss it).
+ON_ANIMATE = """((see) => {
+    const animate = Element.prototype.animate;
+    Element.prototype.animate = function (...args) {
+        const animation = animate.apply(this, args);
+        see(animation);
+        return animation;
+    };
+})"""
 
 
 def shot(page: Page, name: str) -> Path:

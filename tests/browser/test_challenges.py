@@ -18,7 +18,7 @@ import asyncio
 import re
 from concurrent.futures import ThreadPoolExecutor
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, Response, expect
 
 from client.session import Session
 from tests.browser.conftest import NewPage
@@ -119,6 +119,11 @@ def challenge_at_the_table_and_a_blocked_one(
         friend = ada.locator(f"[data-testid=friend][data-handle='{bob_handle}']")
         friend.get_by_test_id("friend-challenge").click()
     expect(ada.get_by_test_id("challenge-sent")).to_contain_text(text["waiting"])
+    # on a page (not the table) the banner sits above the content: it covers no part of it
+    banner = ada.get_by_test_id("challenge-banner").bounding_box()
+    heading = ada.get_by_test_id("profile-handle").bounding_box()
+    assert banner is not None and heading is not None
+    assert banner["y"] + banner["height"] <= heading["y"], (banner, heading)
     shot(ada, f"challenge-sent-{lang}")
 
     # it shows on his table at once: the banner and the tab's title
@@ -133,6 +138,8 @@ def challenge_at_the_table_and_a_blocked_one(
     expect(terms).to_contain_text(text["target"].format(n=target))
     expect(bob).to_have_title(re.compile(f"^{text['title']}.*{ada_handle}"))
     expect(bob.get_by_test_id("table")).to_be_visible()  # still at his table
+    # over the table, which fills the screen, the banner floats: the table does not move
+    expect(bob.get_by_test_id("challenge-banner")).to_have_css("position", "fixed")
     expect(bob.locator("html")).to_have_attribute("dir", "rtl" if lang == "ar" else "ltr")
     shot(bob, f"challenge-at-table-{lang}")
 
@@ -257,6 +264,14 @@ ONCE_A_MINUTE = """
 """
 
 
+def first_inbox_reading(response: Response) -> bool:
+    return (
+        response.request.method == "GET"
+        and response.url.endswith("/api/challenges")
+        and response.request.headers.get("authorization") is not None
+    )
+
+
 def test_a_challenge_reaches_a_hidden_tab_whose_timers_run_once_a_minute(
     new_page: NewPage, server_factory: ServerFactory
 ) -> None:
@@ -272,7 +287,10 @@ def test_a_challenge_reaches_a_hidden_tab_whose_timers_run_once_a_minute(
     for page, server, token in ((ada, one, ada_token), (bob, two, bob_token)):
         page.add_init_script(TAB_AND_NOTICES)
         page.add_init_script(ONCE_A_MINUTE)
-        as_player(page, server.http_url, token, "/")
+        # the page's first reading of its inbox done: what that one finds was there before
+        # the page opened and is not notified, so the challenge must come after it
+        with page.expect_response(first_inbox_reading):
+            as_player(page, server.http_url, token, "/")
         page.evaluate("window.__setHidden(true)")
 
     sent = challenge_by_http(one, ada_token, handles[1])
@@ -288,3 +306,82 @@ def test_a_challenge_reaches_a_hidden_tab_whose_timers_run_once_a_minute(
     assert status == 200, reply
     outcome = ada.locator(f"[data-testid=challenge-outcome][data-id='{sent}']")
     expect(outcome).to_have_attribute("data-state", "declined", timeout=10_000)
+
+
+#: Whether anything is drawn over the middle of each of the table's parts: the element found
+#: there is not inside it (the score header, the opponent's seat, the pile, one's own hand).
+COVERED = """() => ['scoreboard', 'opponent', 'stock', 'my-hand'].filter((id) => {
+    const part = document.querySelector(`[data-testid=${id}]`);
+    if (!part) return false;
+    const r = part.getBoundingClientRect();
+    const x = r.left + r.width / 2, y = r.top + Math.min(r.height / 2, 12);
+    const top = document.elementFromPoint(x, y);
+    return !(top && part.contains(top));
+})"""
+
+
+def put_off_and_back(
+    new_page: NewPage,
+    server: ServerProcess,
+    lang: str,
+    size: dict[str, int],
+    handles: tuple[str, str, str],
+) -> None:
+    site = server.http_url
+    ada_token, bob_token, _ = accounts(server, handles)
+    bob = new_page(locale="en-US" if lang == "en" else lang, **size)
+    as_player(bob, site, bob_token, "/")
+    # in the lobby the banner sits above the content, covering nothing: no "Later" there
+    first = challenge_by_http(server, ada_token, handles[1])
+    banner = bob.get_by_test_id("challenge-banner")
+    expect(banner.locator(f"[data-id='{first}']")).to_be_visible()
+    expect(banner).not_to_have_css("position", "fixed")
+    expect(banner.get_by_test_id("challenge-later")).to_have_count(0)
+    bob.get_by_test_id("play-ai-easy").click()
+    expect(bob.get_by_test_id("table")).to_be_visible()
+    expect(banner).to_have_css("position", "fixed")
+    # "Later": the banner leaves the table; the header keeps the challenge, counted
+    banner.get_by_test_id("challenge-later").first.click()
+    expect(banner).to_have_count(0)
+    chip = bob.locator("header.topbar").get_by_test_id("challenge-chip")
+    expect(chip).to_have_text(re.compile(r"\b1$"))
+    # named by what it says (a voice command says what it reads)
+    title = {"en": "Challenges", "ar": "التحدّيات"}[lang]
+    expect(bob.get_by_role("button", name=f"{title} 1", exact=True)).to_be_visible()
+    expect(bob).to_have_title(re.compile(f"^⚔.*{handles[0]}"))
+    assert bob.evaluate(COVERED) == [], lang
+    box = chip.bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= size["width"], box
+    width = bob.evaluate("[document.documentElement.scrollWidth, innerWidth]")
+    assert width[0] <= width[1], width
+    bob.wait_for_timeout(2500)  # the inbox is read again, twice: put off it stays
+    expect(banner).to_have_count(0)
+    shot(bob, f"challenge-put-off-{lang}-{size['width']}")
+
+    # the header's button brings it back, and "Later" again; then one more comes: both show
+    chip.click()
+    expect(banner.locator(f"[data-id='{first}']")).to_be_visible()
+    expect(chip).to_have_count(0)
+    banner.get_by_test_id("challenge-later").first.click()
+    expect(chip).to_be_visible()
+    second = challenge_by_http(server, ada_token, handles[1])
+    expect(banner.locator(f"[data-id='{second}']")).to_be_visible()
+    expect(banner.get_by_test_id("challenge-received")).to_have_count(2)
+    expect(chip).to_have_count(0)
+    for _ in range(2):
+        banner.get_by_test_id("challenge-decline").first.click()
+        bob.wait_for_timeout(300)
+    expect(banner).to_have_count(0)
+    bob.close()
+
+
+def test_a_challenge_at_the_table_is_put_off_to_the_header_and_brought_back(
+    new_page: NewPage, console: ConsoleWatch, server_factory: ServerFactory
+) -> None:
+    """Over the table the banner covered the score header and the opponent's seat for as long
+    as the challenge stood (a minute): "Later" moves it into the header, counted."""
+    server = server_factory(env=FAST_CLIENT_ENV)
+    put_off_and_back(new_page, server, "en", {"width": 1280, "height": 800},
+                     ("Ada_Later", "Bob_Later", "Cy_Later"))  # fmt: skip
+    put_off_and_back(new_page, server, "ar", {"width": 390, "height": 844},
+                     ("Ada_Lahiqan", "Bob_Lahiqan", "Cy_Lahiqan"))  # fmt: skip

@@ -13,7 +13,7 @@ import asyncio
 import re
 from concurrent.futures import ThreadPoolExecutor
 
-from playwright.sync_api import WebSocketRoute, expect
+from playwright.sync_api import Page, WebSocketRoute, expect
 
 from client.session import Session
 from tests.browser.conftest import NewPage
@@ -131,8 +131,14 @@ class HeldServer:
         else:
             self.held.append(message)
 
-    def release(self) -> None:
-        assert self.route is not None and self.held, "the page's hello was answered"
+    def release(self, page: Page) -> None:
+        """Let the held answers through, once the server's answer to hello has come (the
+        profile may be drawn before it: Playwright hands it over while the page waits)."""
+        for _ in range(200):
+            if self.held:
+                break
+            page.wait_for_timeout(50)
+        assert self.route is not None and self.held, "the server never answered the hello"
         self.released = True
         for message in self.held:
             self.route.send(message)
@@ -163,7 +169,7 @@ def test_the_friends_list_shows_when_the_handle_comes_after_the_profile(
     expect(ada.get_by_test_id("profile-blocks")).to_be_visible()  # her own profile, loaded
     expect(ada.get_by_test_id("profile-friends")).to_have_count(0)
 
-    server_side.release()  # hello answered: the page learns its handle
+    server_side.release(ada)  # hello answered: the page learns its handle
     online(ada)
     friend = ada.locator("[data-testid=friend][data-handle='Bob_Early']")
     expect(friend.get_by_test_id("friend-presence")).to_have_attribute("data-state", "offline")

@@ -96,6 +96,19 @@ def test_a_profile_shows_the_record_and_the_match_to_its_players(
     expect(stranger.get_by_test_id("profile-match")).to_have_count(0)
     shot(stranger, "profile-stranger-ar")
 
+    # on a 360-px phone, in the languages of the longest words, the page never scrolls
+    # sideways (the record's "ჩვეულებრივი" column ran it to 461 px): the record table scrolls
+    # in its own box
+    phone = new_page(locale="ka", width=360, height=780)
+    phone.goto(f"{site}/@/{HANDLE}")
+    for lang in ("ka", "ru"):
+        phone.locator("#lang").select_option(lang)
+        expect(phone.locator("html")).to_have_attribute("lang", lang)
+        expect(phone.get_by_test_id("profile-record")).to_be_visible()
+        sideways = phone.evaluate("() => document.documentElement.scrollWidth - innerWidth")
+        assert sideways <= 0, (lang, sideways)
+        shot(phone, f"profile-phone-{lang}")
+
     stranger.goto(f"{site}/@/Nobody_here")
     expect(stranger.get_by_test_id("profile-missing")).to_contain_text("لا يوجد حساب")
     # the browser reports the expected 404 of the unknown handle; nothing else may be there

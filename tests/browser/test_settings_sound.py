@@ -453,6 +453,8 @@ def test_dark_theme_follows_the_device_changes_the_colours_and_keeps_text_readab
     light.goto(gin_server.http_url + "/")
     online(light)
     assert html_attributes(light)["theme"] == "light"
+    # the light lobby is read too: its clock lines were drawn in the felt's pale ink on white
+    assert contrast_failures(light) == []
     light_colours = (
         light.evaluate(background),
         light.evaluate("() => getComputedStyle(document.querySelector('.panel')).backgroundColor"),
@@ -504,15 +506,20 @@ def test_dark_theme_follows_the_device_changes_the_colours_and_keeps_text_readab
     assert html_attributes(page)["theme"] == "light"
 
 
-def test_a_replay_in_the_dark(gin_server: ServerProcess, make_page: MakePage) -> None:
+@pytest.mark.parametrize("theme", ["dark", "light"])
+def test_a_replay_in_the_dark_and_in_the_light(
+    gin_server: ServerProcess, make_page: MakePage, theme: str
+) -> None:
+    """In the light theme the last caption ("Dead hand: nobody scores") was gold on the
+    felt's lightest green, 3.14:1."""
     hand = hand_against_the_ai(gin_server)
-    page = make_page(color_scheme="dark")
+    page = make_page(color_scheme=theme)
     page.goto(f"{gin_server.http_url}/replay/{hand}")
     expect(page.get_by_test_id("replay")).to_be_visible()
     page.keyboard.press("End")
-    assert html_attributes(page)["theme"] == "dark"
+    assert html_attributes(page)["theme"] == theme
     assert contrast_failures(page) == []
-    shot(page, "dark-replay-en")
+    shot(page, f"{theme}-replay-en")
 
 
 @pytest.mark.parametrize("lang", ["en", "ar"])

@@ -21,6 +21,7 @@ from playwright.sync_api import Error as PlaywrightError
 from protocol import messages as m
 from tests.browser.conftest import NewPage
 from tests.browser.helpers import (
+    ON_ANIMATE,
     SCREENSHOTS,
     ConsoleWatch,
     close_result,
@@ -241,32 +242,35 @@ def test_the_hand_result_is_a_dialog_over_the_table_which_stays_in_place(
 
 RECORD_ANIMATIONS = """() => {
     window.__animations = [];
+    const note = (animation) => {
+        const name = animation.id || animation.animationName || animation.transitionProperty
+            || 'unnamed';
+        if (!window.__animations.includes(name)) window.__animations.push(name);
+    };
+    ON_ANIMATE(note);  // the page's own motions as they are made, the style sheet's each frame
     const tick = () => {
-        for (const animation of document.getAnimations()) {
-            const name = animation.id || animation.animationName || animation.transitionProperty
-                || 'unnamed';
-            if (!window.__animations.includes(name)) window.__animations.push(name);
-        }
+        document.getAnimations().forEach(note);
         requestAnimationFrame(tick);
     };
     tick();
-}"""
+}""".replace("ON_ANIMATE", ON_ANIMATE)
 
 #: From now on, every card seen on top of the discard pile while a movement runs (looked at
-#: each frame), in ``window.__topsWhileMoving``.
+#: as each movement is made, and in each frame), in ``window.__topsWhileMoving``.
 RECORD_DISCARD_WHILE_MOVING = """() => {
     window.__topsWhileMoving = [];
-    const tick = () => {
-        const moving = document.getAnimations().some(
-            (a) => a.id.startsWith('motion-') && a.playState === 'running');
+    const look = () => {
         const top = document.querySelector('[data-testid=discard]')?.dataset.top;
-        if (moving && top && !window.__topsWhileMoving.includes(top)) {
-            window.__topsWhileMoving.push(top);
-        }
+        if (top && !window.__topsWhileMoving.includes(top)) window.__topsWhileMoving.push(top);
+    };
+    ON_ANIMATE((animation) => { if (animation.id.startsWith('motion-')) look(); });
+    const tick = () => {
+        if (document.getAnimations().some(
+                (a) => a.id.startsWith('motion-') && a.playState === 'running')) look();
         requestAnimationFrame(tick);
     };
     tick();
-}"""
+}""".replace("ON_ANIMATE", ON_ANIMATE)
 
 
 @pytest.fixture

@@ -33,7 +33,7 @@ import { renderInvite, type InviteGreeting, type InviteState } from "./views/inv
 import { renderReportDialog } from "./views/report";
 import { Reporting, type ReportDialog, type ReportTarget } from "./reporting";
 import { ChallengeInbox } from "./challenges";
-import { renderChallengeBanner } from "./views/challenges";
+import { renderChallengeBanner, renderChallengeChip } from "./views/challenges";
 import { renderProfile, type ProfileState } from "./views/profile";
 import { renderLeaderboard, type LeaderboardState } from "./views/leaderboard";
 import { renderRules } from "./views/rules";
@@ -1069,8 +1069,8 @@ export class App implements AppActions {
     }
     clear(this.root);
     this.showTurnInTitle();
-    this.root.append(renderHeader(this));
-    const challenges = renderChallengeBanner(this.challenges);
+    this.root.append(renderHeader(this, renderChallengeChip(this.challenges)));
+    const challenges = renderChallengeBanner(this.challenges, this.route.name === "room");
     if (challenges) this.root.append(challenges);
     const main = h("main", { id: "main", class: `page page-${this.route.name}`, tabindex: "-1" });
     switch (this.route.name) {

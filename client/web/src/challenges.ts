@@ -43,6 +43,9 @@ export class ChallengeInbox {
   /** Local time (ms) each open challenge runs out, from the server's seconds left. */
   readonly until = new Map<string, number>();
   private readonly closed = new Set<string>();
+  /** The received challenges the player put off ("Later", at the table): drawn as a small
+   * button in the page's header instead of the banner, until they are gone or one more comes. */
+  private readonly putOff = new Set<string>();
   private readonly known = new Set<string>();
   private readonly opened = new Set<string>();
   private reading = false;
@@ -63,6 +66,28 @@ export class ChallengeInbox {
   /** The challenges to show: those received, and one's own that wait or were answered. */
   get shownSent(): SentChallenge[] {
     return this.sent.filter((entry) => shownSent(entry) && !this.closed.has(entry.id));
+  }
+
+  /** The received challenges the banner shows: those not put off. */
+  get shownReceived(): ReceivedChallenge[] {
+    return this.received.filter((entry) => !this.putOff.has(entry.id));
+  }
+
+  /** How many received challenges wait put off (the header's button says it). */
+  get waitingPutOff(): number {
+    return this.received.filter((entry) => this.putOff.has(entry.id)).length;
+  }
+
+  /** The player chose "Later": the challenges received so far leave the banner. */
+  putAway(): void {
+    for (const entry of this.received) this.putOff.add(entry.id);
+    this.host.changed();
+  }
+
+  /** The player asked for the challenges put off: the banner shows them again. */
+  bringBack(): void {
+    this.putOff.clear();
+    this.host.changed();
   }
 
   async read(): Promise<void> {
@@ -98,6 +123,7 @@ export class ChallengeInbox {
   }
 
   private clear(): void {
+    this.putOff.clear();
     if (this.received.length || this.sent.length) {
       this.received = [];
       this.sent = [];
@@ -112,6 +138,8 @@ export class ChallengeInbox {
     const fresh = lists.received.filter((entry) => !this.known.has(entry.id));
     this.received = lists.received;
     this.sent = lists.sent;
+    if (fresh.length) this.putOff.clear(); // one more came: all of them are said again
+    else for (const id of this.putOff) if (!lists.received.some((entry) => entry.id === id)) this.putOff.delete(id);
     for (const entry of lists.received) this.known.add(entry.id);
     const first = this.first;
     this.first = false;

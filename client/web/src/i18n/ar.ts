@@ -572,6 +572,8 @@ export const ar: Dictionary = {
   "challenge.decline": "ارفض",
   "challenge.cancel": "ألغِ",
   "challenge.close": "أغلق",
+  "challenge.later": "لاحقًا",
+  "challenge.show": "اعرض التحدّيات المنتظرة ({n})",
   "challenge.declined": "رفض {name} تحدّيك.",
   "challenge.expired": "انتهت مهلة تحدّيك لـ {name}: لا ردّ خلال دقيقة.",
   "challenge.failed": "تعذّر بدء المباراة مع {name}. حاول مجددًا.",

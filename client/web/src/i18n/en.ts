@@ -571,6 +571,8 @@ export const en = {
   "challenge.decline": "Decline",
   "challenge.cancel": "Cancel",
   "challenge.close": "Close",
+  "challenge.later": "Later",
+  "challenge.show": "Show the challenges waiting ({n})",
   "challenge.declined": "{name} declined your challenge.",
   "challenge.expired": "Your challenge to {name} expired: no answer within a minute.",
   "challenge.failed": "The match with {name} could not be started. Try again.",

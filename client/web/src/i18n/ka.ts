@@ -572,6 +572,8 @@ export const ka: Dictionary = {
   "challenge.decline": "უარყოფა",
   "challenge.cancel": "გაუქმება",
   "challenge.close": "დახურვა",
+  "challenge.later": "მოგვიანებით",
+  "challenge.show": "მომლოდინე გამოწვევების ჩვენება ({n})",
   "challenge.declined": "{name}-მა უარყო შენი გამოწვევა.",
   "challenge.expired": "შენი გამოწვევა {name}-სთვის ამოიწურა: პასუხი წუთში არ მოვიდა.",
   "challenge.failed": "პარტია {name}-თან ვერ დაიწყო. სცადე თავიდან.",

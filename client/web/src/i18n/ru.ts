@@ -571,6 +571,8 @@ export const ru: Dictionary = {
   "challenge.decline": "Отклонить",
   "challenge.cancel": "Отменить",
   "challenge.close": "Закрыть",
+  "challenge.later": "Позже",
+  "challenge.show": "Показать ожидающие вызовы ({n})",
   "challenge.declined": "{name} отклонил(а) ваш вызов.",
   "challenge.expired": "Ваш вызов {name} истёк: ответа не было минуту.",
   "challenge.failed": "Партию с {name} начать не удалось. Попробуйте ещё раз.",

@@ -572,6 +572,8 @@ export const tr: Dictionary = {
   "challenge.decline": "Reddet",
   "challenge.cancel": "İptal et",
   "challenge.close": "Kapat",
+  "challenge.later": "Sonra",
+  "challenge.show": "Bekleyen meydan okumaları göster ({n})",
   "challenge.declined": "{name} meydan okumanı reddetti.",
   "challenge.expired": "{name} için meydan okuman doldu: bir dakika içinde yanıt gelmedi.",
   "challenge.failed": "{name} ile maç başlatılamadı. Yeniden dene.",

@@ -47,7 +47,7 @@ function who(name: string | null, handle: string | null): HTMLElement | string {
   return bdi(handle ?? name ?? "?");
 }
 
-function receivedRow(inbox: ChallengeInbox, entry: ReceivedChallenge): HTMLElement {
+function receivedRow(inbox: ChallengeInbox, entry: ReceivedChallenge, floating: boolean): HTMLElement {
   return h(
     "li",
     { class: "challenge received", "data-testid": "challenge-received", "data-id": entry.id, "data-handle": entry.from.handle },
@@ -58,6 +58,8 @@ function receivedRow(inbox: ChallengeInbox, entry: ReceivedChallenge): HTMLEleme
     h("button", { class: "primary", disabled: inbox.busy, "data-key": `challenge-accept-${entry.id}`, "data-testid": "challenge-accept", onclick: () => void inbox.accept(entry.id) }, t("challenge.accept")),
     " ",
     h("button", { disabled: inbox.busy, "data-key": `challenge-decline-${entry.id}`, "data-testid": "challenge-decline", onclick: () => void inbox.decline(entry.id) }, t("challenge.decline")),
+    floating ? " " : null,
+    floating ? h("button", { "data-key": `challenge-later-${entry.id}`, "data-testid": "challenge-later", onclick: () => inbox.putAway() }, t("challenge.later")) : null,
   );
 }
 
@@ -101,16 +103,32 @@ function errorLine(inbox: ChallengeInbox, testid: string): HTMLElement | null {
   );
 }
 
-/** The banner every page shows above its content while there is a challenge to tell of. */
-export function renderChallengeBanner(inbox: ChallengeInbox): HTMLElement | null {
+/** The banner every page shows above its content while there is a challenge to tell of;
+ * ``floating`` over the table (which must not move), where it covers the top of the table:
+ * "Later" puts the challenges received out of the way, into the header's button. */
+export function renderChallengeBanner(inbox: ChallengeInbox, floating = false): HTMLElement | null {
+  const received = inbox.shownReceived;
   const sent = inbox.shownSent;
   const answerError = inbox.error && inbox.errorFor === null;
-  if (!inbox.received.length && !sent.length && !answerError) return null;
+  if (!received.length && !sent.length && !answerError) return null;
   return h(
     "section",
-    { class: "challenge-banner", "aria-label": t("challenge.title"), "data-testid": "challenge-banner" },
-    h("ul", { class: "challenge-list" }, inbox.received.map((entry) => receivedRow(inbox, entry)), sent.map((entry) => sentRow(inbox, entry))),
+    { class: floating ? "challenge-banner floating" : "challenge-banner", "aria-label": t("challenge.title"), "data-testid": "challenge-banner" },
+    h("ul", { class: "challenge-list" }, received.map((entry) => receivedRow(inbox, entry, floating)), sent.map((entry) => sentRow(inbox, entry))),
     answerError ? errorLine(inbox, "challenge-error") : null,
+  );
+}
+
+/** The header's button while challenges received wait put off: their number; it shows them. */
+export function renderChallengeChip(inbox: ChallengeInbox): HTMLElement | null {
+  const waiting = inbox.waitingPutOff;
+  if (!waiting) return null;
+  return h(
+    "button",
+    { type: "button", class: "challenge-chip", "data-key": "challenge-chip", "data-testid": "challenge-chip", title: t("challenge.show", { n: waiting }), onclick: () => inbox.bringBack() },
+    t("challenge.title"),
+    " ",
+    h("b", null, String(waiting)),
   );
 }
 

@@ -52,7 +52,9 @@ export function renderQuestion(app: AppActions, question: Question): HTMLElement
   );
 }
 
-export function renderHeader(app: AppActions): HTMLElement {
+/** The page's header; ``aside``: what waits for the player beside the connection (the
+ * challenges put off). */
+export function renderHeader(app: AppActions, aside: HTMLElement | null = null): HTMLElement {
   const select = h(
     "select",
     {
@@ -88,6 +90,7 @@ export function renderHeader(app: AppActions): HTMLElement {
     h("span", { class: "brand", "aria-hidden": "true" }, "♠♥"),
     h("span", { class: "title" }, t("app.title")),
     h("nav", { "aria-label": t("app.title") }, link("lobby", t("nav.lobby")), link("rules", t("nav.rules"))),
+    aside,
     h(
       "span",
       { class: `conn conn-${app.status}`, role: "status", "data-testid": "connection", "data-status": app.status },

@@ -78,14 +78,16 @@ const RECORD_ROWS: [MessageKey, keyof RecordCounts][] = [
   ["profile.pointsPerHand", "points_per_hand"],
 ];
 
-/** The record in all, rated and casual apart: a row per counter. */
+/** The record in all, rated and casual apart: a row per counter. On a phone too narrow for
+ * its longest words (Georgian, Russian at 360 px) the table scrolls in its own box, not the
+ * page. */
 function renderRecord(profile: Profile): HTMLElement {
   const record = profile.record;
   const cell = (counts: RecordCounts, field: keyof RecordCounts): string => {
     const value = counts[field];
     return value === null ? "—" : value.toLocaleString(getLang());
   };
-  return h(
+  const table = h(
     "table",
     { class: "record", "data-testid": "profile-record" },
     h("thead", null, h("tr", null, h("th", null, ""), h("th", { scope: "col" }, t("profile.all")), h("th", { scope: "col" }, t("profile.rated")), h("th", { scope: "col" }, t("profile.casual")))),
@@ -104,6 +106,7 @@ function renderRecord(profile: Profile): HTMLElement {
       ),
     ),
   );
+  return h("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-labelledby": "h-record" }, table);
 }
 
 function leaderboardLink(app: AppActions): HTMLElement {

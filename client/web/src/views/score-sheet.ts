@@ -9,6 +9,17 @@ import type { GameView, RoomView } from "../protocol";
 import type { AppActions } from "./actions";
 import { bdi } from "./common";
 
+/** Words of a player's name up to this many letters are never broken over the sheet's
+ * column (a word broken apart is hard to read, and in Arabic its letters change shape); a
+ * longer one ("WWWW…") may be, so that the sheet still fits a phone. */
+const WHOLE_WORD = 9;
+
+/** A player's name over their column, its short words kept whole. */
+function columnName(name: string): HTMLElement {
+  const parts = name.split(/(\s+)/).map((part) => (part.trim() && [...part].length <= WHOLE_WORD ? h("span", { class: "word" }, part) : part));
+  return h("bdi", null, ...parts);
+}
+
 export function handReplayId(room: string, hand: number): string {
   return `${room}-${hand}`;
 }
@@ -90,7 +101,7 @@ export function renderScoreSheet(app: AppActions, view: RoomView, game: GameView
   // ended and who won it in one column, the replay as a ▶; the full words kept for the ear
   // (and in a tooltip), long names cut short with the whole name in theirs.
   const playerHead = (seat: number) =>
-    h("th", { scope: "col", class: "num player", title: app.seatName(view, seat) }, bdi(app.seatName(view, seat)));
+    h("th", { scope: "col", class: "num player", title: app.seatName(view, seat) }, columnName(app.seatName(view, seat)));
   return h(
     "section",
     { class: "score-sheet panel", "aria-labelledby": "sheet-title", "data-testid": "score-sheet" },

@@ -98,7 +98,7 @@ function renderOpponent(app: AppActions, view: RoomView, game: GameView | null, 
     h(
       "div",
       { class: "seat-info" },
-      h("bdi", { class: "name" }, name),
+      h("bdi", { class: "name", title: name }, name),
       seatBadges(app, view, seat),
       game ? h("span", { class: "score", "aria-hidden": "true" }, String(game.scores[seat])) : null,
       took
