@@ -2,8 +2,8 @@
 guest opens a room, keeps the player with a passkey on one browser context, signs in with the
 same passkey on a second context (a synced passkey: the credential copied between the two
 virtual authenticators), sees the same stats and goes back to the same room in play; then
-signs out everywhere. Screenshots of the account panel (English, Arabic) go to
-``build/screenshots/``.
+signs out everywhere, its own inbox being read beside it on a slow network. Screenshots of the
+account panel (English, Arabic) go to ``build/screenshots/``.
 """
 
 from __future__ import annotations
@@ -27,6 +27,38 @@ AUTHENTICATOR = {
     "isUserVerified": True,
     "automaticPresenceSimulation": True,
 }
+
+
+#: A slow network from a moment of the page on (``window.__slowSignOut = true``): a reading of
+#: the challenge inbox leaves the page 0.5 s late (``__inboxHeld`` is true while one waits),
+#: and the answer to a sign-out and the server's messages on the socket reach it 1 s late. A
+#: reading under way beside the sign-out would reach the server after the token is gone, and
+#: its refusal would reach the page before the server's notice of the sign-out.
+SLOW_SIGN_OUT = """(() => {
+  const realFetch = window.fetch.bind(window);
+  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+  window.fetch = async (input, init) => {
+    const url = String(input instanceof Request ? input.url : input);
+    if (window.__slowSignOut && url.includes("/api/challenges")) {
+      window.__inboxHeld = true;
+      await sleep(500);
+      window.__inboxHeld = false;
+    }
+    const reply = await realFetch(input, init);
+    if (window.__slowSignOut && url.includes("/api/account/signout")) await sleep(1000);
+    return reply;
+  };
+  const slot = Object.getOwnPropertyDescriptor(WebSocket.prototype, "onmessage");
+  Object.defineProperty(WebSocket.prototype, "onmessage", {
+    configurable: true,
+    get() { return slot.get.call(this); },
+    set(handler) {
+      const now = (event) => handler.call(this, event);
+      const late = (event) => setTimeout(() => now(event), 1000);
+      slot.set.call(this, handler && ((event) => (window.__slowSignOut ? late : now)(event)));
+    },
+  });
+})();"""
 
 
 def authenticator(page: Page) -> tuple[Any, str]:
@@ -65,6 +97,7 @@ def test_a_passkey_keeps_the_player_on_a_second_browser(
 
     # another device (a fresh context: empty storage), in Arabic, with the synced passkey
     second = new_page(locale="ar")
+    second.add_init_script(SLOW_SIGN_OUT)
     cdp2, auth2 = authenticator(second)
     for credential in credentials:
         cdp2.send("WebAuthn.addCredential", {"authenticatorId": auth2, "credential": credential})
@@ -90,6 +123,10 @@ def test_a_passkey_keeps_the_player_on_a_second_browser(
     # sign out everywhere from the second: the first is cut off and becomes a guest (its
     # inbox, read every second, may be refused once before the server's notice reaches it)
     console.cut_off(first)
+    # the second signs out while its own inbox is being read: that reading ends before the
+    # sign-out is sent, and none follows it (a refusal would be a console error of `second`)
+    second.evaluate("window.__slowSignOut = true")
+    second.wait_for_function("window.__inboxHeld === true")
     second.get_by_test_id("sign-out-everywhere").click()
     expect(second.get_by_test_id("claim-open")).to_be_visible()
     expect(first.get_by_test_id("claim-open")).to_be_visible(timeout=20_000)

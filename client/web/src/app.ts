@@ -520,7 +520,7 @@ export class App implements AppActions {
   signOut(everywhere: boolean): Promise<void> {
     return this.accountStep(async () => {
       const token = this.persist.token ?? "";
-      await (everywhere ? signOutEverywhere(token) : signOut(token));
+      await this.challenges.silentWhile(token, () => (everywhere ? signOutEverywhere(token) : signOut(token)));
       this.becomeGuest();
     });
   }
@@ -528,7 +528,8 @@ export class App implements AppActions {
   async deleteAccount(): Promise<void> {
     if (!(await this.ask(t("account.deleteAsk", { handle: this.handle ?? "" }), t("account.deleteYes")))) return;
     await this.accountStep(async () => {
-      await deleteAccount(this.persist.token ?? "");
+      const token = this.persist.token ?? "";
+      await this.challenges.silentWhile(token, () => deleteAccount(token));
       this.becomeGuest();
     });
   }

@@ -48,7 +48,8 @@ export class ChallengeInbox {
   private readonly putOff = new Set<string>();
   private readonly known = new Set<string>();
   private readonly opened = new Set<string>();
-  private reading = false;
+  /** The reading under way, if any. */
+  private reading: Promise<void> | null = null;
   /** A reading was asked for while one was under way (a nudge): read again once it ends. */
   private again = false;
   private first = true;
@@ -103,7 +104,34 @@ export class ChallengeInbox {
       this.again = true; // what that reading read may be older than the change
       return;
     }
-    this.reading = true;
+    this.reading = this.readWith(token);
+    try {
+      await this.reading;
+    } finally {
+      this.reading = null;
+      if (this.again) {
+        this.again = false;
+        void this.read();
+      }
+    }
+  }
+
+  /** Run `step` (signing out, deleting the account) with the inbox silent under `token`: the
+   * reading under way ends first and none starts, so no reading reaches the server after the
+   * token is gone (the browser would log its refusal). If `step` fails, reading goes on. */
+  async silentWhile<T>(token: string, step: () => Promise<T>): Promise<T> {
+    const before = this.refused;
+    this.refused = token;
+    try {
+      while (this.reading) await this.reading;
+      return await step();
+    } catch (error) {
+      this.refused = before;
+      throw error;
+    }
+  }
+
+  private async readWith(token: string): Promise<void> {
     let lists: ChallengeLists;
     try {
       lists = await fetchChallenges(token);
@@ -111,12 +139,6 @@ export class ChallengeInbox {
     } catch (error) {
       if (error instanceof AccountError && REFUSED.has(error.code)) this.refused = token;
       return; // else read again in a second
-    } finally {
-      this.reading = false;
-      if (this.again) {
-        this.again = false;
-        void this.read();
-      }
     }
     if (token !== this.host.token()) return;
     this.apply(lists);
