@@ -431,6 +431,15 @@ TABLETS = (
     ("portrait", TABLET_PORTRAIT),
     ("landscape-960", SMALL_TABLET_LANDSCAPE),
 )
+#: The short wide screens, where the table's height is the tightest: the 7-inch tablet held
+#: sideways, and a 1366 x 768 laptop's browser window.
+SHORT_WIDE: tuple[tuple[str, ViewportSize], ...] = (
+    ("landscape-960", SMALL_TABLET_LANDSCAPE),
+    ("laptop-1366x625", {"width": 1366, "height": 625}),
+)
+#: Languages whose words make the table's lines the longest (Georgian's pile captions and
+#: turn line are the widest), checked on the short wide screens as well.
+OTHER_LANGS = ("ka", "ru", "tr")
 
 #: The boxes (in the viewport) of the table, both piles and every card of my hand, and how far
 #: the page is scrolled.
@@ -472,8 +481,10 @@ def test_a_tablet_shows_the_whole_table_and_hand_with_the_moves_in_reach(
         )
         join(page, gin_server, scene.invite)
         expect(page.locator("html")).to_have_attribute("dir", "rtl" if lang == "ar" else "ltr")
-        my_draw_or_discard(page, "discard")
-        for name, size in TABLETS:
+        # the tallest turn: a discard to make with a Knock button beside the turn's line (with
+        # it the table ran 20 px off a 960 x 600 screen in English, the hand off it in Georgian)
+        my_discard_with_a_knock(page)
+        for name, size in TABLETS + SHORT_WIDE[1:]:
             page.set_viewport_size(size)
             page.wait_for_timeout(200)
             page.evaluate("scrollTo(0, 0)")
@@ -493,6 +504,31 @@ def test_a_tablet_shows_the_whole_table_and_hand_with_the_moves_in_reach(
                 expect(page.locator("details[data-testid=history]")).to_have_count(1)
                 assert side[1] >= table[1] + table[3], (name, table, side)
             page.screenshot(path=str(SCREENSHOTS / f"table-tablet-{name}-{lang}.png"))
+        if lang == "en":
+            for other in OTHER_LANGS:
+                page.locator("#lang").select_option(other)
+                expect(page.locator("html")).to_have_attribute("lang", other)
+                for name, size in SHORT_WIDE:
+                    page.set_viewport_size(size)
+                    page.wait_for_timeout(200)
+                    page.evaluate("scrollTo(0, 0)")
+                    assert outside_the_viewport(page, size) == [], (other, name, size)
+                    page.screenshot(path=str(SCREENSHOTS / f"table-tablet-{name}-{other}.png"))
+
+
+def my_discard_with_a_knock(page: Page, timeout: float = 120.0) -> None:
+    """Play on (discarding without knocking) until this page has a discard to make and may
+    knock with it."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        my_draw_or_discard(page, "discard", timeout=deadline - time.monotonic())
+        if page.get_by_test_id("knock").count():
+            return
+        state = table_state(page)
+        with contextlib.suppress(PlaywrightError):  # re-rendered under the click: again
+            if take_turn(page):  # no knock to make: a discard
+                wait_for_change(page, state)
+    raise AssertionError(f"no knock offered in {timeout} s: {table_state(page)}")
 
 
 #: Each card of my hand: the strip of it left visible (to where the next card of its row
