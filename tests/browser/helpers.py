@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from playwright.sync_api import expect
+
 if TYPE_CHECKING:
     from playwright.sync_api import ConsoleMessage, Page
 
@@ -145,6 +147,8 @@ def take_turn(page: Page, *, use_drag: bool = False, take_upcard: bool = False) 
             live = page.eval_on_selector_all(
                 "[data-testid=my-hand] button.card.live", "els => els.map(e => e.dataset.card)"
             )
+        if not live:  # the hand not drawn for this turn yet (seen under load): a later look
+            return None
         card = max(live, key=card_value)
         if use_drag:
             page.drag_and_drop(f"[data-testid=card-{card}]", "[data-testid=discard]")
@@ -155,15 +159,17 @@ def take_turn(page: Page, *, use_drag: bool = False, take_upcard: bool = False) 
 
 
 def close_result(page: Page) -> bool:
-    """Close a hand result if one shows (deal the next hand, or continue); True if one showed.
-    A click that meets a re-render is left for the caller's next look."""
-    if not page.get_by_test_id("hand-result").count():
+    """Close a hand result if one shows (deal the next hand, or continue) and wait until it
+    has gone; True if one showed (False at the match's end, which has no such button).
+
+    Without the wait, a caller's next look could still find the result, shown until the
+    server's answer to the click arrives, and click again: that second click then waited for
+    a button the answer took away (15 s, seen in CI)."""
+    button = page.get_by_test_id("next-hand").or_(page.get_by_test_id("continue"))
+    if not page.get_by_test_id("hand-result").count() or not button.count():
         return False
-    try:
-        page.get_by_test_id("next-hand").or_(page.get_by_test_id("continue")).first.click()
-    except Exception as error:
-        if not type(error).__module__.startswith("playwright"):
-            raise
+    button.first.click()
+    expect(page.get_by_test_id("hand-result")).to_have_count(0)
     return True
 
 

@@ -29,6 +29,7 @@ from tests.browser.helpers import (
     SCREENSHOTS,
     ConsoleWatch,
     TableState,
+    close_result,
     move_and_wait,
     shot,
     table_state,
@@ -291,8 +292,7 @@ def wait_for_my_draw(page: Page) -> None:
     """Until the page may draw (passing the first turn's offers, closing a hand's result)."""
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
-        if page.get_by_test_id("hand-result").count():
-            page.get_by_test_id("next-hand").or_(page.get_by_test_id("continue")).first.click()
+        if close_result(page):
             continue
         state = table_state(page)
         if state is not None and state.my_turn and state.phase in ("draw", "first_draw"):
@@ -610,7 +610,7 @@ def test_sound_is_off_by_default_then_plays_the_games_events_and_the_title_shows
                 assert contrast_failures(page) == []
                 shot(page, "dark-result-en")
                 break
-            page.get_by_test_id("next-hand").or_(page.get_by_test_id("continue")).first.click()
+            close_result(page)
             continue
         now = table_state(page)
         if now is not None and now.my_turn and not now.over:

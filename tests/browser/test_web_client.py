@@ -20,6 +20,7 @@ from tests.browser.conftest import NewPage
 from tests.browser.helpers import (
     ConsoleWatch,
     TableState,
+    close_result,
     hand_cards,
     move_and_wait,
     play_hand,
@@ -41,15 +42,6 @@ def start_ai_match(page: Page, server: ServerProcess, level: str = "normal") -> 
     page.get_by_test_id(f"play-ai-{level}").click()
     expect(page.get_by_test_id("table")).to_be_visible()
     expect(page).to_have_url(re.compile(r"/room/[A-Za-z0-9_-]+$"))
-
-
-def close_result(page: Page) -> bool:
-    """Close a hand result if one shows (dealing the next hand); True if there was one."""
-    if not page.get_by_test_id("hand-result").count():
-        return False
-    page.get_by_test_id("next-hand").or_(page.get_by_test_id("continue")).first.click()
-    expect(page.get_by_test_id("hand-result")).to_have_count(0)
-    return True
 
 
 #: The opponent's turn as the page shows it (null while it is the page's turn or between hands).
