@@ -1,6 +1,6 @@
 """How good and how fast the hand review is (``docs/review.md``): printed, not asserted.
 
-``python -m bench.review [--hands N] [--errors N] [--seed S] [--samples N --confirm N]``
+``python -m bench.review [--hands N] [--errors N] [--seed S] [--samples N --confirm N --rounds N]``
 
 - **Finds real errors**: obvious errors injected into positions (a complete meld broken
   while a lone king could go; an upcard or discard passed that makes gin; no knock with 1
@@ -231,11 +231,17 @@ def main() -> None:
     defaults = verdict.ReviewSettings()
     parser.add_argument("--samples", type=int, default=defaults.samples)
     parser.add_argument("--confirm", type=int, default=defaults.confirm_samples)
+    parser.add_argument(
+        "--rounds", type=int, default=defaults.confirm_rounds, help="at most, of --confirm"
+    )
     args = parser.parse_args()
-    settings = verdict.ReviewSettings(samples=args.samples, confirm_samples=args.confirm)
+    settings = verdict.ReviewSettings(
+        samples=args.samples, confirm_samples=args.confirm, confirm_rounds=args.rounds
+    )
     speed = engine_moves.speed()
     print(
-        f"hand review bench: samples {settings.samples}, confirm {settings.confirm_samples},"
+        f"hand review bench: samples {settings.samples}, confirm {settings.confirm_samples}"
+        f" (at most {settings.confirm_rounds} rounds),"
         f" seed {args.seed}; machine speed now: the pure game code of a move"
         f" (bench.engine_moves, as bench.load prints it) takes {speed:.1f} us"
     )

@@ -10,7 +10,7 @@ import pytest
 
 from client.ai.policies import get_policy
 from client.review import record as records
-from client.review import selfplay, verdict
+from client.review import selfplay, value, verdict
 from client.review.table import Table
 from protocol.cards import DECK, card_index
 
@@ -107,3 +107,64 @@ def _mask(cards: list[str]) -> int:
     for card in cards:
         mask |= 1 << card_index(card)
     return mask
+
+
+def test_a_label_in_doubt_is_measured_again_and_a_clear_one_is_not() -> None:
+    """``in_doubt``: a mean of an inaccuracy or more, with a mistake's or a blunder's
+    threshold within two standard errors of it."""
+    assert not verdict.in_doubt([7, 7, 7, 7])  # no spread: 7 is no threshold
+    assert verdict.in_doubt([4, 6, 4, 6])  # 5 +- 0.58: the mistake's threshold inside
+    assert verdict.in_doubt([30, -20, 10, -10])  # 2.5 +- 10.9: any label, or none
+    assert not verdict.in_doubt([31, 33, 32, 30, 34, 32])  # 32 +- 0.58: a clear blunder
+    assert not verdict.in_doubt([9])  # one world: no spread to judge by
+    assert not verdict.in_doubt([1, 3, 1, 3])  # 2 +- 0.58: an inaccuracy or not, left so
+    assert not verdict.in_doubt([-10, 12, -10, 12])  # 1 +- 6.35: under an inaccuracy, left so
+    assert verdict.in_doubt([8, 12, 8, 12])  # 10 +- 1.15: a blunder or a mistake
+
+
+def test_the_confirmation_plays_more_rounds_only_while_in_doubt() -> None:
+    """One round is the single confirmation it always was; more rounds add fresh worlds (of
+    their own salts) while the label is in doubt, and stop once it is clear."""
+    settings = verdict.ReviewSettings(samples=2, confirm_samples=4, knock_samples=2)
+
+    def measured(view: Any, best: Any, played: Any, rounds: int) -> list[list[int]]:
+        found: list[list[int]] = [[], []]
+        for round_ in range(rounds):
+            again = value.values(
+                view,
+                [best, played],
+                samples=4,
+                seed=settings.seed,
+                salt="confirm" if round_ == 0 else f"confirm-{round_}",
+                knock_samples=2,
+            )
+            found[0] += again[0]
+            found[1] += again[1]
+        return found
+
+    def doubt(points: list[list[int]]) -> bool:
+        return verdict.in_doubt([b - p for b, p in zip(*points, strict=True)])
+
+    pairs = [
+        (d.view, action, d.played)
+        for d in records.decisions(a_hand(5))
+        if d.choice
+        for action in d.view["legal_actions"]
+        if action != d.played
+    ]
+    clear = next(p for p in pairs if not doubt(measured(*p, 1)))
+    view, best, played = next(p for p in pairs if doubt(measured(*p, 1)))
+
+    one = verdict.ReviewSettings(samples=2, confirm_samples=4, knock_samples=2, confirm_rounds=1)
+    first = measured(view, best, played, 1)
+    assert verdict.confirm(view, best, played, one) == (sum(first[0]) / 4, sum(first[1]) / 4)
+    rounds = 2
+    while rounds < 4 and doubt(measured(view, best, played, rounds)):
+        rounds += 1
+    expected = measured(view, best, played, rounds)
+    assert verdict.confirm(view, best, played, settings) == (
+        sum(expected[0]) / (4 * rounds),
+        sum(expected[1]) / (4 * rounds),
+    )
+    once = measured(*clear, 1)
+    assert verdict.confirm(*clear, settings) == (sum(once[0]) / 4, sum(once[1]) / 4)
