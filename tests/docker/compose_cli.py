@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests.docker import engine
 from tests.support.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -78,9 +79,10 @@ class Compose:
         )
         self.timings.append((" ".join(args[:2]), time.monotonic() - started))
         if check and done.returncode != 0:
+            about = engine.diagnosis() if engine.UNREACHABLE in done.stderr else self.logs()
             raise ComposeError(
                 f"docker compose {' '.join(args)} exited {done.returncode}:\n"
-                f"{done.stdout[-3000:]}\n{done.stderr[-5000:]}\n{self.logs()}"
+                f"{done.stdout[-3000:]}\n{done.stderr[-5000:]}\n{about}"
             )
         return done
 

@@ -52,6 +52,7 @@ import pytest
 from client.session import Session, View
 from server.store import Store
 from tests.deploy.matches import Played, check_match, play_to_end, stats_agree
+from tests.docker import engine
 from tests.docker.compose_cli import (
     IMAGE,
     PROFILES,
@@ -124,6 +125,7 @@ def deployment() -> Iterator[Deployment]:
         "COMPOSE_PROGRESS": "plain",
     }
     compose = Compose(env, profiles=("proxy",))
+    engine.ensure()
     compose.run("down", "-v", "--remove-orphans", profiles=PROFILES)  # a run cut short
     try:
         yield Deployment(compose)
