@@ -11,6 +11,7 @@ from client.session import Session
 from protocol.messages import AiSeat
 from tests.support.fixtures import ServerFactory
 from tests.support.players import (
+    MOVE_EVENTS,
     OVER,
     assert_gap_free,
     check_view,
@@ -94,7 +95,23 @@ async def test_ai_room_seat_played_by_a_scripted_worker(gin_server: ServerProces
             play(player, room, random.Random(5), check=True),
             play(worker, room, random.Random(6), check=True),
         )
-        assert all(log.acked for log in logs)
+        # Each seat's moves, as its own views recorded them, are the moves its player made
+        # and nothing else: the worker played the AI seat, nobody played it for it. (A seat
+        # may have made none: the first hand can end the match with a knock on the very
+        # first discard, before the dealer's first turn.)
+        made = [0, 0]
+        for seat, (session, log) in enumerate(((player, logs[0]), (worker, logs[1]))):
+            assert not log.lost
+            acked = [action for _, action in log.acked if action["kind"] != "next_hand"]
+            moves = [
+                event
+                for applied in session.room(room).log
+                for event in applied.events
+                if event["type"] in MOVE_EVENTS and event.get("seat") == seat
+            ]
+            assert len(moves) == len(acked), (seat, moves, acked)
+            made[seat] = len(moves)
+        assert sum(made) > 0
         final = await player.wait_for(room, lambda v: v["status"] == "finished")
         assert max(final["game"]["scores"]) >= 20
         # a player without the key cannot take the AI seat: by its id alone, an AI room is
