@@ -5,7 +5,9 @@ from __future__ import annotations
 import socket
 from pathlib import Path
 
-from tests.support.ports import free_port
+import pytest
+
+from tests.support.ports import LOWEST, free_port
 from tests.support.redis_server import RedisServer
 from tests.support.tls import make_certificates, redis_tls_args
 
@@ -73,3 +75,26 @@ def test_a_redis_whose_tls_port_was_taken_starts_on_the_next_ports_chosen_togeth
                 pass  # its TLS port moved with it
         finally:
             server.close()
+
+
+def test_two_xdist_workers_never_draw_the_same_port(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two workers that drew one port in the same instant both found it free; the second
+    server could not bind it while the first answered the second's readiness check (seen in
+    CI on 22428). Each worker draws from a share of its own, the ports beside a port and a
+    cluster bus's included."""
+    drawn: dict[str, set[int]] = {}
+    for worker in ("gw0", "gw1", "gw2"):
+        monkeypatch.setenv("PYTEST_XDIST_WORKER", worker)
+        monkeypatch.setenv("PYTEST_XDIST_WORKER_COUNT", "3")
+        ports = {free_port() for _ in range(300)}
+        for _ in range(50):
+            port = free_port(also=(1, 10_000))
+            ports |= {port, port + 1, port + 10_000}
+        drawn[worker] = ports
+    assert not drawn["gw0"] & drawn["gw1"]
+    assert not drawn["gw0"] & drawn["gw2"]
+    assert not drawn["gw1"] & drawn["gw2"]
+    # each worker's share lies all over the range (every run of 10,000 ports has a part)
+    for ports in drawn.values():
+        assert max(ports) - min(ports) > 10_000
+        assert min(ports) >= LOWEST
