@@ -110,7 +110,7 @@ def _mean(points: Sequence[float]) -> float:
 #: player is told to look at), for a loss measured at an inaccuracy or more. Doubt below that
 #: is left as it is: it is the common case, and measuring it too made reviews 30-45 % longer
 #: with more false alarms (docs/review.md).
-DOUBTFUL = (5.0, 10.0)
+DOUBTFUL = tuple(threshold for name, threshold in LABELS if name in ("mistake", "blunder"))
 
 
 def in_doubt(differences: Sequence[int]) -> bool:
