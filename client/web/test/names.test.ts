@@ -33,7 +33,7 @@ describe("names from the parts the server sends", () => {
     expect(nameFromParts({ name: "Player y_cVv", name_id: "y_cVv", ai: null })).toBe("Игрок y_cVv");
     expect(nameFromParts({ name: "AI (hard)", name_id: null, ai: "hard" })).toBe("ИИ · Сложный");
     setLang("ar");
-    expect(seatName({ name: "Player BNdCU", name_id: "BNdCU", ai: null })).toBe("اللاعب BNdCU");
+    expect(seatName({ name: "Player BNdCU", name_id: "BNdCU", ai: null })).toBe("اللاعب \u2066BNdCU\u2069");
     setLang("en");
   });
 

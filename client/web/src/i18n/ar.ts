@@ -292,7 +292,8 @@ export const ar: Dictionary = {
   "card.new": "جديدة",
   "player.unknown": "لاعب",
 
-  "player.default": "اللاعب {id}",
+  // the id is left-to-right on its own (LRI ... PDI): "_dryO" would be drawn "dryO_"
+  "player.default": "اللاعب \u2066{id}\u2069",
   "confirm.another": "مباراتك ضد {name} ما زالت جارية. أتبدأ مباراة أخرى؟ تلك المباراة تنتظرك في الردهة.",
   "confirm.anotherYes": "ابدأ مباراة أخرى",
   "join.ratedAsk": "هذه المباراة إلى {target} نقطة مصنّفة. نتيجتها تغيّر تصنيف اللاعبَين؛ والمغادرة قبل نهايتها تُحسب خسارة، ومغادرة المباريات المصنّفة كثيرًا تغلق اللعب المصنّف مدةً. أتجلس؟",
