@@ -434,6 +434,42 @@ def test_the_score_sheet_and_the_score_header_fit_the_phone_and_the_desktop(
                     # the long name gives way, never the short one ("Y…" beside 32 W's)
                     cut = page.get_by_test_id("scoreboard").evaluate(NAMES_CUT)
                     assert YOU[lang] not in cut, (against, lang, cut)
+        if against == "ai":
+            widest_sheet_fits_a_phone(page)
+
+
+#: The sheet's row at its widest in a match to 100: hand 12, three-figure points and totals,
+#: the AI as the hand's winner (its name is the header's title). The hand played decides who
+#: won and by how much; these figures are what a later hand can show.
+WIDEST_ROW = """() => {
+    const sheet = document.querySelector('[data-testid=score-sheet]');
+    sheet.querySelectorAll('tbody td.num').forEach((e, i) => e.textContent = i ? '125' : '12');
+    const ai = sheet.querySelectorAll('th.player')[1].title;
+    const winner = sheet.querySelector('td.how .winner');
+    winner.title = ai;
+    winner.replaceChildren(Object.assign(document.createElement('bdi'), {textContent: ai}));
+}"""
+
+
+def widest_sheet_fits_a_phone(page: Page) -> None:
+    """CI: in Arabic the AI as winner with 36 points pushed the replay column 12 px past the
+    phone's edge; in Georgian three-figure totals did."""
+    page.set_viewport_size(PHONE)
+    for lang in ("en", "ar", "ka", "ru", "tr"):
+        set_lang(page, lang)
+        page.evaluate(WIDEST_ROW)
+        page.wait_for_timeout(100)
+        found = page.evaluate(SHEET_BOXES)
+        outside = [
+            box
+            for box in found["boxes"]
+            if box["left"] < -0.5 or box["right"] > found["width"] + 0.5
+        ]
+        assert outside == [], (lang, outside)
+        assert found["scroll"] <= found["width"], (lang, found["scroll"])
+        page.get_by_test_id("score-sheet").screenshot(
+            path=str(SCREENSHOTS / f"edges-sheet-widest-phone-{lang}.png")
+        )
 
 
 # --- 4: the replay's buttons point the way the page reads, and say what they do --------------
