@@ -28,6 +28,7 @@ from protocol.messages import (
     ErrorCode,
     Message,
     ProtocolError,
+    ReviewDone,
     as_request_id,
     from_wire,
     sent_by_client,
@@ -38,6 +39,7 @@ __all__ = [
     "MAX_BLOB_SIZE",
     "MAX_CLIENT_FRAME",
     "MAX_SERVER_FRAME",
+    "MAX_WORKER_FRAME",
     "STORE_LIMITS",
     "WIRE_LIMITS",
     "Limits",
@@ -50,6 +52,9 @@ __all__ = [
 
 #: Largest frame a client may send (bytes).
 MAX_CLIENT_FRAME: Final = 16 * 1024
+#: Largest frame a worker (a connection that said ``hello`` with the worker key) may send
+#: (bytes): a review of a long hand (up to about 160 decisions, some 21 KiB) is one frame.
+MAX_WORKER_FRAME: Final = 64 * 1024
 #: Largest frame the server sends (bytes).
 MAX_SERVER_FRAME: Final = 1024 * 1024
 #: Largest stored blob :func:`unpack` accepts by default (bytes).
@@ -94,10 +99,16 @@ def encode(message: Message, *, validate: bool = True) -> bytes:
     """
     wire = to_wire(message)
     frame = _packb(_plain(wire, WIRE_LIMITS, 1)) if validate else pack(wire, validate=False)
-    limit = MAX_CLIENT_FRAME if sent_by_client(message) else MAX_SERVER_FRAME
+    limit = _frame_limit(message)
     if len(frame) > limit:
         raise _too_large(len(frame), limit)
     return frame
+
+
+def _frame_limit(message: Message) -> int:
+    if isinstance(message, ReviewDone):
+        return MAX_WORKER_FRAME
+    return MAX_CLIENT_FRAME if sent_by_client(message) else MAX_SERVER_FRAME
 
 
 def decode(

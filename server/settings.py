@@ -85,6 +85,8 @@ class Settings:
     #: A websocket that has not said ``hello`` after this many seconds is closed.
     hello_timeout_seconds: float = 10.0
     max_frame_bytes: int = 16 * 1024
+    #: The same for a worker (``hello`` with the worker key): a long hand's review is one frame.
+    max_worker_frame_bytes: int = 64 * 1024
     rate_per_second: float = 20.0
     rate_burst: int = 40
     #: Pings have a bucket of their own.
@@ -180,6 +182,9 @@ class Settings:
             ),
             hello_timeout_seconds=_float(env, "GIN_HELLO_TIMEOUT", cls.hello_timeout_seconds, 0.1),
             max_frame_bytes=_int(env, "GIN_MAX_FRAME_BYTES", cls.max_frame_bytes, 256),
+            max_worker_frame_bytes=_int(
+                env, "GIN_MAX_WORKER_FRAME_BYTES", cls.max_worker_frame_bytes, 256
+            ),
             rate_per_second=_float(env, "GIN_RATE_PER_SECOND", cls.rate_per_second, 0.1),
             rate_burst=_int(env, "GIN_RATE_BURST", cls.rate_burst, 1),
             ping_rate_per_second=_float(env, "GIN_PING_RATE", cls.ping_rate_per_second, 0.1),

@@ -194,14 +194,18 @@ class FrameLimits:
     worker's requests scaled by the seats it plays), and the refused frames that make it a
     flood."""
 
-    __slots__ = ("_settings", "max_frame_bytes", "pings", "requests", "strikes")
+    __slots__ = ("_settings", "pings", "requests", "strikes")
 
     def __init__(self, settings: Settings, requests: TokenBucket, now: float) -> None:
         self._settings = settings
-        self.max_frame_bytes = settings.max_frame_bytes
         self.requests = requests
         self.pings = TokenBucket(settings.ping_rate_per_second, settings.ping_burst, now)
         self.strikes = StrikeCount(settings.flood_strikes, settings.strike_window_seconds, now)
+
+    def max_frame_bytes(self, conn: Connection) -> int:
+        """The largest frame ``conn`` may send: a worker's are larger (a long hand's review)."""
+        settings = self._settings
+        return settings.max_worker_frame_bytes if conn.is_worker else settings.max_frame_bytes
 
     def serve_seats(self, seats: int) -> None:
         """An authenticated AI worker plays up to ``seats`` seats over this connection: a
@@ -218,7 +222,6 @@ async def _read_frames(
     limits: FrameLimits,
     watch: IdleWatch,
 ) -> None:
-    max_frame_bytes = limits.max_frame_bytes
     while not conn.closed.is_set():
         watch.waiting()
         try:
@@ -233,7 +236,7 @@ async def _read_frames(
         if frame is None:
             conn.error(None, ErrorCode.BAD_MESSAGE, "frames are binary MessagePack, not text")
             refused = True
-        elif len(frame) > max_frame_bytes:
+        elif len(frame) > (max_frame_bytes := limits.max_frame_bytes(conn)):
             conn.error(
                 None,
                 ErrorCode.FRAME_TOO_LARGE,

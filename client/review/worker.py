@@ -23,6 +23,7 @@ from client.review.record import RecordError, decisions
 from client.review.verdict import ReviewSettings, assemble, judge
 from client.session import ConnectionLost, RequestError, Session, SessionClosed
 from client.worker_run import first_connection, serve_worker
+from protocol.messages import ProtocolError
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +57,11 @@ class ReviewWorkerSettings:
             poll_seconds=float(env.get("GIN_REVIEW_POLL_SECONDS", "1.0")),
             processes=int(env.get("GIN_REVIEW_PROCESSES", "1")),
         )
+
+
+def _failed(reason: str) -> dict[str, Any]:
+    """The review stored for a hand that could not be reviewed: the page shows the failure."""
+    return {"error": reason, "decisions": [], "players": []}
 
 
 class ReviewWorker:
@@ -101,8 +107,7 @@ class ReviewWorker:
             found = decisions(record)
         except RecordError as error:
             log.error("hand %s cannot be reviewed: %s", hand, error)
-            review: dict[str, Any] = {"error": str(error), "decisions": [], "players": []}
-            await session.request("review_done", hand=hand, review=review)
+            await session.request("review_done", hand=hand, review=_failed(str(error)))
             return
         loop = asyncio.get_running_loop()
         total = sum(1 for d in found if d.choice)
@@ -119,7 +124,13 @@ class ReviewWorker:
                     log.info("review of %s is no longer wanted", hand)
                     return
         review = assemble(judged, self.settings.review)
-        await session.request("review_done", hand=hand, review=review)
+        try:
+            await session.request("review_done", hand=hand, review=review)
+        except (ProtocolError, RequestError, TimeoutError) as error:
+            # Never the worker's end: the page is told the review failed, the next hand goes on.
+            log.error("the review of %s was refused: %s", hand, error)
+            await session.request("review_done", hand=hand, review=_failed(str(error)))
+            return
         self.reviewed += 1
         log.info("hand %s reviewed: %s decisions", hand, total)
 

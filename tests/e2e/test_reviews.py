@@ -13,11 +13,13 @@ import pytest
 import redis
 
 from client.session import Session
+from protocol import codec
+from protocol import messages as m
 from tests.support.fixtures import FAST_CLIENT_ENV, ServerFactory
 from tests.support.players import close_all, expect_error, play, private_match
 from tests.support.polling import eventually
 from tests.support.review_worker import ReviewWorkerProcess
-from tests.support.server_process import ServerProcess
+from tests.support.server_process import WORKER_KEY, ServerProcess
 
 
 @pytest.fixture
@@ -183,3 +185,55 @@ async def test_review_requests_are_limited_per_player(server_factory: ServerFact
         assert (await b.request("review_hand", hand=f"{room}-2")).result["state"] == "queued"
     finally:
         await close_all(a, b)
+
+
+def long_review(decisions: int) -> dict[str, Any]:
+    """A review shaped as the worker makes them, of a hand with ``decisions`` decisions."""
+    judged = [
+        {
+            "step": 2 * i + 1,
+            "seat": i % 2,
+            "kind": "discard",
+            "played": "discard:7H",
+            "value": -3.25,
+            "best": "discard:KS",
+            "best_value": 2.5,
+            "loss": 5.75,
+            "label": "mistake",
+            "base": 2.5,
+        }
+        for i in range(decisions)
+    ]
+    player = {"decisions": decisions // 2, "loss": 1.5, "mean_loss": 0.25, "accuracy": 91.5}
+    return {"version": 1, "decisions": judged, "players": [player, player]}
+
+
+async def test_the_review_of_the_longest_hand_is_stored_whole(
+    server_factory: ServerFactory,
+) -> None:
+    """A hand of 130 decisions (a browser test's, in CI) made a review of 16,657 bytes: over a
+    person's 16 KiB frame, so the review worker died and the page waited for ever. The longest
+    hand there is (29 stock draws, 50 from the pile) has about 160 decisions: a worker's frame
+    may be 64 KiB; a person's limit stays 16 KiB."""
+    server = server_factory(env=FAST_CLIENT_ENV)
+    a, b, room = await private_match(server.ws_url, server.ws_url, target=500)
+    worker = None
+    try:
+        await play_hands(a, b, room, 1, server)
+        hand = f"{room}-1"
+        assert (await a.request("review_hand", hand=hand)).result["state"] == "queued"
+        worker = await Session.connect(server.ws_url, name="reviewer", worker_key=WORKER_KEY)
+        assert (await worker.request("review_take")).result["hand"] == hand
+        review = long_review(170)
+        frame = codec.encode(m.ReviewDone(id="x", hand=hand, review=review))
+        assert codec.MAX_CLIENT_FRAME < len(frame) < codec.MAX_WORKER_FRAME
+        assert (await worker.request("review_done", hand=hand, review=review)).result["stored"]
+        done = await review_of(server, hand)
+        assert done["state"] == "done" and done["review"] == review
+        # A person's frame of that size is still refused, and the connection goes on.
+        answer = await a.raw_request(frame, None)
+        assert isinstance(answer, m.Error) and answer.code == "frame_too_large", answer
+        assert answer.detail == {"max_size": codec.MAX_CLIENT_FRAME}, answer
+        await a.ping()
+    finally:
+        await close_all(a, b, *([worker] if worker else []))

@@ -23,6 +23,7 @@ from protocol.cards import DECK
 from protocol.codec import (
     MAX_CLIENT_FRAME,
     MAX_SERVER_FRAME,
+    MAX_WORKER_FRAME,
     ProtocolError,
     decode,
     encode,
@@ -286,6 +287,21 @@ def test_default_size_limit_depends_on_the_sender() -> None:
     assert decode(frame, direction="server").view == view  # type: ignore[union-attr]
     refused(frame, ErrorCode.FRAME_TOO_LARGE, direction="any", max_size=MAX_CLIENT_FRAME)
     refused(frame, ErrorCode.FRAME_TOO_LARGE, direction="client")
+
+
+def test_a_workers_review_may_be_larger_than_a_persons_frame() -> None:
+    """A long hand's review is one ``review_done`` frame of up to about 21 KiB."""
+    judged = [
+        {"step": i, "played": "discard:7H", "loss": 5.75, "label": "mistake"} for i in range(400)
+    ]
+    frame = encode(ReviewDone(id=1, hand="r1-1", review={"decisions": judged}))
+    assert MAX_CLIENT_FRAME < len(frame) < MAX_WORKER_FRAME
+    assert decode(frame, direction="client", max_size=len(frame)).review == {"decisions": judged}  # type: ignore[union-attr]
+    refused(frame, ErrorCode.FRAME_TOO_LARGE, direction="client")
+    with pytest.raises(ProtocolError) as raised:
+        encode(ReviewDone(id=1, hand="r1-1", review={str(k): judged for k in range(4)}))
+    assert raised.value.code == ErrorCode.FRAME_TOO_LARGE
+    assert raised.value.detail == {"max_size": MAX_WORKER_FRAME}
 
 
 def test_unknown_type_keeps_the_request_id() -> None:
