@@ -1,6 +1,7 @@
 """How good and how fast the hand review is (``docs/review.md``): printed, not asserted.
 
-``python -m bench.review [--hands N] [--errors N] [--seed S] [--samples N --confirm N --rounds N]``
+``python -m bench.review [--hands N] [--errors N] [--seed S] [--samples N --confirm N --rounds N]
+[--knock-samples N]``
 
 - **Finds real errors**: obvious errors injected into positions (a complete meld broken
   while a lone king could go; an upcard or discard passed that makes gin; no knock with 1
@@ -234,14 +235,23 @@ def main() -> None:
     parser.add_argument(
         "--rounds", type=int, default=defaults.confirm_rounds, help="at most, of --confirm"
     )
+    parser.add_argument(
+        "--knock-samples",
+        type=int,
+        default=defaults.knock_samples,
+        help="opponent hands a knock decision samples inside a play-out",
+    )
     args = parser.parse_args()
     settings = verdict.ReviewSettings(
-        samples=args.samples, confirm_samples=args.confirm, confirm_rounds=args.rounds
+        samples=args.samples,
+        confirm_samples=args.confirm,
+        confirm_rounds=args.rounds,
+        knock_samples=args.knock_samples,
     )
     speed = engine_moves.speed()
     print(
         f"hand review bench: samples {settings.samples}, confirm {settings.confirm_samples}"
-        f" (at most {settings.confirm_rounds} rounds),"
+        f" (at most {settings.confirm_rounds} rounds), knock samples {settings.knock_samples},"
         f" seed {args.seed}; machine speed now: the pure game code of a move"
         f" (bench.engine_moves, as bench.load prints it) takes {speed:.1f} us"
     )
