@@ -52,6 +52,7 @@ class ReviewWorkerSettings:
                     env.get("GIN_REVIEW_CONFIRM_SAMPLES", str(base.confirm_samples))
                 ),
                 confirm_rounds=int(env.get("GIN_REVIEW_CONFIRM_ROUNDS", str(base.confirm_rounds))),
+                knock_samples=int(env.get("GIN_REVIEW_KNOCK_SAMPLES", str(base.knock_samples))),
                 seed=env.get("GIN_REVIEW_SEED", base.seed),
             ),
             poll_seconds=float(env.get("GIN_REVIEW_POLL_SECONDS", "1.0")),

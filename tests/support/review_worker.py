@@ -7,9 +7,14 @@ from typing import ClassVar
 
 from tests.support.client_process import ClientProcess
 
-#: Few samples: the tests check the plumbing and the information rule, the benchmark the
-#: quality (``bench/review.py``).
-TEST_REVIEW_ENV = {"GIN_REVIEW_SAMPLES": "2", "GIN_REVIEW_CONFIRM_SAMPLES": "2"}
+#: Few samples and one confirmation round: the tests check the plumbing and the information
+#: rule, the benchmark the quality (``bench/review.py``).
+TEST_REVIEW_ENV = {
+    "GIN_REVIEW_SAMPLES": "2",
+    "GIN_REVIEW_CONFIRM_SAMPLES": "2",
+    "GIN_REVIEW_CONFIRM_ROUNDS": "1",
+    "GIN_REVIEW_KNOCK_SAMPLES": "2",
+}
 
 
 class ReviewWorkerProcess(ClientProcess):
