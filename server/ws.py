@@ -16,7 +16,7 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 from websockets.exceptions import InvalidState
 
 from protocol import codec
-from protocol.messages import AiSubscribe, ErrorCode, Ping, Pong, ProtocolError
+from protocol.messages import AiSubscribe, ErrorCode, Hello, Ping, Pong, ProtocolError
 from server import metrics
 from server.addresses import AddressCounter, TrustedProxies
 from server.connection import Connection
@@ -194,18 +194,22 @@ class FrameLimits:
     worker's requests scaled by the seats it plays), and the refused frames that make it a
     flood."""
 
-    __slots__ = ("_settings", "pings", "requests", "strikes")
+    __slots__ = ("_settings", "max_frame_bytes", "pings", "requests", "strikes")
 
     def __init__(self, settings: Settings, requests: TokenBucket, now: float) -> None:
         self._settings = settings
+        self.max_frame_bytes = settings.max_frame_bytes
         self.requests = requests
         self.pings = TokenBucket(settings.ping_rate_per_second, settings.ping_burst, now)
         self.strikes = StrikeCount(settings.flood_strikes, settings.strike_window_seconds, now)
 
-    def max_frame_bytes(self, conn: Connection) -> int:
-        """The largest frame ``conn`` may send: a worker's are larger (a long hand's review)."""
+    def said_hello(self, worker: bool) -> None:
+        """After each ``hello``: a worker's (with the worker key) frames may be larger, a long
+        hand's review is one."""
         settings = self._settings
-        return settings.max_worker_frame_bytes if conn.is_worker else settings.max_frame_bytes
+        self.max_frame_bytes = (
+            settings.max_worker_frame_bytes if worker else settings.max_frame_bytes
+        )
 
     def serve_seats(self, seats: int) -> None:
         """An authenticated AI worker plays up to ``seats`` seats over this connection: a
@@ -236,7 +240,7 @@ async def _read_frames(
         if frame is None:
             conn.error(None, ErrorCode.BAD_MESSAGE, "frames are binary MessagePack, not text")
             refused = True
-        elif len(frame) > (max_frame_bytes := limits.max_frame_bytes(conn)):
+        elif len(frame) > (max_frame_bytes := limits.max_frame_bytes):
             conn.error(
                 None,
                 ErrorCode.FRAME_TOO_LARGE,
@@ -281,5 +285,7 @@ async def _handle_frame(
         await service.handle(conn, request)
     if isinstance(request, AiSubscribe) and conn.is_worker:
         limits.serve_seats(request.capacity)
+    elif isinstance(request, Hello):
+        limits.said_hello(conn.is_worker)
     conn.flush()
     return True

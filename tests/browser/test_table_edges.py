@@ -387,6 +387,13 @@ SCORE_OVERLAPS = """e => {
 }"""
 
 
+def boxes_outside(found: dict[str, Any]) -> list[dict[str, Any]]:
+    """The boxes of ``SHEET_BOXES`` drawn past the window's left or right edge."""
+    return [
+        box for box in found["boxes"] if box["left"] < -0.5 or box["right"] > found["width"] + 0.5
+    ]
+
+
 def set_lang(page: Page, lang: str) -> None:
     page.locator("#lang").select_option(lang)
     expect(page.locator("html")).to_have_attribute("dir", "rtl" if lang == "ar" else "ltr")
@@ -410,11 +417,7 @@ def test_the_score_sheet_and_the_score_header_fit_the_phone_and_the_desktop(
                 sheet = page.get_by_test_id("score-sheet")
                 sheet.scroll_into_view_if_needed()
                 found = page.evaluate(SHEET_BOXES)
-                outside = [
-                    box
-                    for box in found["boxes"]
-                    if box["left"] < -0.5 or box["right"] > found["width"] + 0.5
-                ]
+                outside = boxes_outside(found)
                 assert outside == [], (against, lang, device, outside)
                 assert found["scroll"] <= found["width"], (lang, device, found["scroll"])
                 assert found["cut"] == [], (lang, device, found["cut"])
@@ -460,11 +463,7 @@ def widest_sheet_fits_a_phone(page: Page) -> None:
         page.evaluate(WIDEST_ROW)
         page.wait_for_timeout(100)
         found = page.evaluate(SHEET_BOXES)
-        outside = [
-            box
-            for box in found["boxes"]
-            if box["left"] < -0.5 or box["right"] > found["width"] + 0.5
-        ]
+        outside = boxes_outside(found)
         assert outside == [], (lang, outside)
         assert found["scroll"] <= found["width"], (lang, found["scroll"])
         page.get_by_test_id("score-sheet").screenshot(
