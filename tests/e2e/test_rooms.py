@@ -220,16 +220,29 @@ async def test_http_endpoints_and_metrics(gin_server: ServerProcess) -> None:
             assert re.search(rf"^{name}[{{ ]", text, re.M), name
         connections = _metric(text, "gin_connections")
         assert connections >= 2
-        discards = _metric(text, 'gin_actions_total{kind="discard"}')
-        assert discards > 0
+        # Each turn ends in a discard, a knock or gin; a match to 10 may end in one hand
+        # without a plain discard (the upcard taken and a knock at once): CI, once.
+        actions = _by_label(text, "gin_actions_total")
+        assert sum(actions.get(f'kind="{kind}"', 0) for kind in ("discard", "knock", "gin")) > 0
+        moves = sum(actions.values())
         assert _metric(text, 'gin_errors_total{code="not_found"}') >= 1
-        assert _metric(text, "gin_frames_in_total") >= discards
+        assert _metric(text, "gin_frames_in_total") >= moves
         assert _metric(text, "gin_frames_out_total") > _metric(text, "gin_frames_in_total")
-        assert _metric(text, "gin_action_latency_seconds_count") >= discards
+        assert _metric(text, "gin_action_latency_seconds_count") >= moves
         status, page = await gin_server.aget("/")
         assert status == 200 and page
     finally:
         await close_all(a, b)
+
+
+def _by_label(text: str, name: str) -> dict[str, float]:
+    """The values of a labelled metric by their labels (``kind="discard"``: 12.0, ...)."""
+    found = {}
+    for line in text.splitlines():
+        if line.startswith(name + "{"):
+            labels, value = line[len(name) + 1 :].rsplit("} ", 1)
+            found[labels] = float(value)
+    return found
 
 
 def _metric(text: str, name: str) -> float:
