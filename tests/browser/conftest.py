@@ -12,9 +12,11 @@ import contextlib
 import importlib
 import importlib.util
 import os
+import re
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -99,6 +101,20 @@ def new_page(browser: Browser, console: ConsoleWatch) -> Iterator[NewPage]:
         context.close()
 
 
+def _until_connected(server: ServerProcess, worker: subprocess.Popen[bytes], log: Path) -> None:
+    """Until the worker's websocket is open (``gin_connections``): a page that asked for the AI
+    before a slow start of the worker waited past its 5 s for the table (CI, once)."""
+    deadline = time.monotonic() + 30
+    while True:
+        assert worker.poll() is None, "the AI worker died:\n" + log.read_text()[-3000:]
+        status, body = server.get("/metrics")
+        found = re.search(rb"^gin_connections (\S+)$", body, re.M) if status == 200 else None
+        if found and float(found.group(1)) >= 1:
+            return
+        assert time.monotonic() < deadline, "the AI worker never connected:\n" + log.read_text()
+        time.sleep(0.05)
+
+
 @pytest.fixture
 def ai_seats(gin_server: ServerProcess, tmp_path: Path) -> Iterator[None]:
     """The real AI worker (``python -m client.ai``) plays the AI seats."""
@@ -124,6 +140,7 @@ def ai_seats(gin_server: ServerProcess, tmp_path: Path) -> Iterator[None]:
             start_new_session=True,  # its process pool goes with it
         )
     try:
+        _until_connected(gin_server, worker, log_path)
         yield None
         assert worker.poll() is None, "the AI worker died:\n" + log_path.read_text()[-3000:]
     finally:
